@@ -1,0 +1,54 @@
+# seqbench: `make demo` sets up and runs the copy task on its embedded default;
+# `make test` sets up, builds and runs the test suite. Every target installs what
+# it needs first (make deps), so a fresh Debian 12 machine needs nothing by hand.
+BUILD   ?= build
+JOBS    ?= $(shell nproc)
+NATIVE  ?= ON
+CMAKE_FLAGS ?=
+
+DEB_PKGS   := build-essential cmake pkg-config libdnnl-dev libopenblas-openmp-dev libcli11-dev \
+              libfmt-dev libyaml-cpp-dev libgtest-dev gnuplot-nox
+BENCH_PKGS := python3-torch python3-numpy
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all build deps deps-bench test demo bench clean format
+
+all: build
+
+# Installs only what is missing; `apt-get update` runs only when something is.
+define apt_install
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing $$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+endef
+
+deps:
+	$(call apt_install,$(DEB_PKGS))
+
+deps-bench: deps
+	$(call apt_install,$(BENCH_PKGS))
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSEQBENCH_NATIVE=$(NATIVE) $(CMAKE_FLAGS) >/dev/null
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+demo: build
+	$(BUILD)/apps/seqbench copy --demo
+
+bench: deps-bench build
+	tools/bench/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
