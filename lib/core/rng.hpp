@@ -43,7 +43,8 @@ class Rng {
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
   // Uniform integer in [0, n); n > 0. Lemire's multiply-shift (bias < 2^-64 * n).
   int64_t randint(int64_t n) {
-    return static_cast<int64_t>((static_cast<unsigned __int128>(next_u64()) * n) >> 64);
+    __extension__ using U128 = unsigned __int128;
+    return static_cast<int64_t>((static_cast<U128>(next_u64()) * static_cast<U128>(n)) >> 64);
   }
   // Standard normal by Box-Muller; no cached spare so the state is only s_.
   double normal() {

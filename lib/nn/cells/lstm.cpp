@@ -1,0 +1,120 @@
+#include "nn/cells/lstm.hpp"
+
+#include <cmath>
+
+#include "backend/gemm.hpp"
+
+namespace seqbench::nn {
+
+using backend::Trans;
+
+namespace {
+template <class T>
+inline T sigmoid(T x) {
+  return T(1) / (T(1) + std::exp(-x));
+}
+}  // namespace
+
+template <class T>
+LstmCell<T>::LstmCell(core::ParamStoreT<T>& ps, const std::string& name, int64_t input,
+                      int64_t hidden)
+    : in_(input),
+      h_(hidden),
+      w_x_(&ps.add(name + ".w_x", core::Shape{input, 4 * hidden})),
+      w_h_(&ps.add(name + ".w_h", core::Shape{hidden, 4 * hidden})),
+      b_(&ps.add(name + ".b", core::Shape{4 * hidden})) {
+  SB_CHECK(input > 0 && hidden > 0, "{}: sizes must be positive, got input={} hidden={}", name,
+           input, hidden);
+}
+
+template <class T>
+void LstmCell<T>::init(core::Rng& rng, double forget_bias) {
+  const double a = 1.0 / std::sqrt(static_cast<double>(h_));
+  for (auto* p : {w_x_, w_h_, b_})
+    for (int64_t i = 0; i < p->numel(); ++i) p->value[i] = static_cast<T>(rng.uniform(-a, a));
+  for (int64_t j = 0; j < h_; ++j) b_->value[h_ + j] += static_cast<T>(forget_bias);
+}
+
+template <class T>
+void LstmCell<T>::input_forward(int64_t n, const T* x, T* xp) const {
+  const int64_t g = 4 * h_;
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t k = 0; k < g; ++k) xp[r * g + k] = b_->value[k];
+  backend::gemm<T>(Trans::N, Trans::N, n, g, in_, T(1), x, in_, w_x_->value, g, T(1), xp, g);
+}
+
+template <class T>
+void LstmCell<T>::input_backward(int64_t n, const T* x, const T* dxp, T* dx) {
+  const int64_t g = 4 * h_;
+  if (dx) backend::gemm<T>(Trans::N, Trans::T, n, in_, g, T(1), dxp, g, w_x_->value, g, T(0), dx, in_);
+  backend::gemm<T>(Trans::T, Trans::N, in_, g, n, T(1), x, in_, dxp, g, T(1), w_x_->grad, g);
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t k = 0; k < g; ++k) b_->grad[k] += dxp[r * g + k];
+}
+
+template <class T>
+void LstmCell<T>::step_forward(int64_t b, const T* xp, const T* s_prev, T* s, T* cache) const {
+  const int64_t H = h_, S = 2 * H, G = 4 * H, C = 5 * H;
+  // Recurrent term straight into the cache's gate slots: cache[:, :4H] = h_prev w_h.
+  backend::gemm<T>(Trans::N, Trans::N, b, G, H, T(1), s_prev, S, w_h_->value, G, T(0), cache, C);
+  for (int64_t r = 0; r < b; ++r) {
+    T* a = cache + r * C;
+    const T* xr = xp + r * G;
+    const T* c_prev = s_prev + r * S + H;
+    T* h = s + r * S;
+    T* c = h + H;
+    T* tc = a + G;
+    for (int64_t j = 0; j < H; ++j) {
+      const T i = sigmoid(a[j] + xr[j]);
+      const T f = sigmoid(a[H + j] + xr[H + j]);
+      const T gg = std::tanh(a[2 * H + j] + xr[2 * H + j]);
+      const T o = sigmoid(a[3 * H + j] + xr[3 * H + j]);
+      const T cn = f * c_prev[j] + i * gg;
+      const T t = std::tanh(cn);
+      a[j] = i;
+      a[H + j] = f;
+      a[2 * H + j] = gg;
+      a[3 * H + j] = o;
+      tc[j] = t;
+      c[j] = cn;
+      h[j] = o * t;
+    }
+  }
+}
+
+template <class T>
+void LstmCell<T>::step_backward(int64_t b, const T* s_prev, const T* cache, const T* ds, T* dxp,
+                                T* ds_prev) const {
+  const int64_t H = h_, S = 2 * H, G = 4 * H, C = 5 * H;
+  for (int64_t r = 0; r < b; ++r) {
+    const T* a = cache + r * C;
+    const T* tc = a + G;
+    const T* c_prev = s_prev + r * S + H;
+    const T* dh = ds + r * S;
+    const T* dc = dh + H;
+    T* da = dxp + r * G;
+    T* dc_prev = ds_prev + r * S + H;
+    for (int64_t j = 0; j < H; ++j) {
+      const T i = a[j], f = a[H + j], gg = a[2 * H + j], o = a[3 * H + j], t = tc[j];
+      const T dct = dc[j] + dh[j] * o * (T(1) - t * t);
+      da[j] = dct * gg * i * (T(1) - i);
+      da[H + j] = dct * c_prev[j] * f * (T(1) - f);
+      da[2 * H + j] = dct * i * (T(1) - gg * gg);
+      da[3 * H + j] = dh[j] * t * o * (T(1) - o);
+      dc_prev[j] = dct * f;
+    }
+  }
+  // dh_prev = dA w_h^T into the h part of ds_prev (row stride S).
+  backend::gemm<T>(Trans::N, Trans::T, b, H, G, T(1), dxp, G, w_h_->value, G, T(0), ds_prev, S);
+}
+
+template <class T>
+void LstmCell<T>::recurrent_weight_backward(int64_t n, const T* s_prev, const T* dxp) {
+  const int64_t H = h_, S = 2 * H, G = 4 * H;
+  backend::gemm<T>(Trans::T, Trans::N, H, G, n, T(1), s_prev, S, dxp, G, T(1), w_h_->grad, G);
+}
+
+template class LstmCell<float>;
+template class LstmCell<double>;
+
+}  // namespace seqbench::nn
