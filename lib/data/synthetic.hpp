@@ -1,0 +1,74 @@
+// Synthetic long-memory tasks (no data files): copy and adding.
+//
+// copy (Kerg et al. 2020, after Hochreiter & Schmidhuber 1997; Arjovsky et al. 2016):
+//   L = T + 2K steps with K = copy_len symbols drawn uniformly from {1..n}:
+//   input   s_1 .. s_K, then T-1 blanks (0), the delimiter n+1, then K blanks;
+//   target  T+K blanks (0), then s_1 .. s_K.
+//   Inputs are one-hot over n+2 values, outputs are n+1 classes; the loss is cross-
+//   entropy at every step; accuracy is measured on the last K steps. A memoryless
+//   model that predicts blanks then uniform symbols reaches loss K ln(n) / L.
+// adding (Hochreiter & Schmidhuber 1997; Arjovsky et al. 2016):
+//   L = T steps, two input channels: a value ~ U(0, 1) and a marker that is 1 at one
+//   step chosen uniformly in [0, T/2) and one in [T/2, T), else 0. The target is the
+//   sum of the two marked values, read from the output at the last step (MSE).
+//   Predicting 1 always gives MSE 1/6 ≈ 0.167, the baseline to beat.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/field.hpp"
+#include "core/rng.hpp"
+#include "core/tensor.hpp"
+
+namespace seqbench::data {
+
+struct TaskConfig {
+  std::string name = "copy";  // copy | adding
+  int64_t T = 100;            // copy: delay (sequence length T + 2 copy_len); adding: length
+  int64_t n_symbols = 8;      // copy: symbols are 1..n_symbols
+  int64_t copy_len = 10;      // copy: how many symbols to remember
+
+  template <class V>
+  void visit(V& v) {
+    v("name", name, "task: copy | adding", config::one_of({"copy", "adding"}));
+    v("T", T, "copy: delay between the symbols and the delimiter; adding: sequence length",
+      config::at_least(2));
+    v("n_symbols", n_symbols, "copy: alphabet size (symbols 1..n)", config::at_least(1));
+    v("copy_len", copy_len, "copy: number of symbols to remember", config::at_least(1));
+  }
+};
+
+// One batch, time-major. Classification tasks fill labels/mask (L*B, row t*B + b);
+// regression tasks fill target (B, D) and are read at the last step.
+struct SeqBatch {
+  int64_t L = 0, B = 0;
+  core::Tensor x;                // (L, B, I)
+  std::vector<int32_t> labels;   // (L*B)
+  std::vector<float> mask;       // (L*B) loss weight per step
+  core::Tensor target;           // (B, D)
+};
+
+class SyntheticTask {
+ public:
+  explicit SyntheticTask(const TaskConfig& cfg);
+
+  bool classification() const { return cfg_.name == "copy"; }
+  int64_t length() const;        // L
+  int64_t input_size() const;    // I
+  int64_t output_size() const;   // classes (copy) or D = 1 (adding)
+  // Steps at the end of the sequence that the accuracy and the gradient probe look at.
+  int64_t scored_steps() const { return classification() ? cfg_.copy_len : 1; }
+  // Loss of the best memoryless predictor (copy: cross-entropy; adding: MSE).
+  double baseline_loss() const;
+  const TaskConfig& config() const { return cfg_; }
+
+  // Fills batch with B fresh examples drawn from rng (buffers reused when shapes match).
+  void generate(core::Rng& rng, int64_t B, SeqBatch& batch) const;
+
+ private:
+  TaskConfig cfg_;
+};
+
+}  // namespace seqbench::data
