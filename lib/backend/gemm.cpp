@@ -1,0 +1,101 @@
+#include "backend/gemm.hpp"
+
+#include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
+
+#include <atomic>
+#include <limits>
+#include <type_traits>
+
+#include "core/check.hpp"
+
+namespace seqbench::backend {
+namespace {
+
+std::atomic<GemmImpl> g_impl{GemmImpl::OneDnn};
+
+// OpenBLAS may be built with 32-bit integers (blasint == int): refuse sizes it
+// would silently truncate instead of computing garbage.
+void check_fits_blasint(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc) {
+  constexpr int64_t kMax = std::numeric_limits<blasint>::max();
+  SB_CHECK(m <= kMax && n <= kMax && k <= kMax && lda <= kMax && ldb <= kMax && ldc <= kMax,
+           "gemm: m={} n={} k={} lda={} ldb={} ldc={} exceed the BLAS integer range {} "
+           "(hint: split the product)",
+           m, n, k, lda, ldb, ldc, kMax);
+}
+
+template <class T>
+void scale_c(int64_t m, int64_t n, T beta, T* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    T* row = c + i * ldc;
+    // beta == 0 overwrites rather than multiplies so NaN/Inf in C do not survive,
+    // matching BLAS semantics on the k > 0 path.
+    if (beta == T(0)) {
+      for (int64_t j = 0; j < n; ++j) row[j] = T(0);
+    } else if (beta != T(1)) {
+      for (int64_t j = 0; j < n; ++j) row[j] *= beta;
+    }
+  }
+}
+
+CBLAS_TRANSPOSE to_cblas(Trans t) { return t == Trans::N ? CblasNoTrans : CblasTrans; }
+
+}  // namespace
+
+template <class T>
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
+          const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  SB_CHECK(m >= 0 && n >= 0 && k >= 0, "gemm: negative size m={} n={} k={}", m, n, k);
+  if (m == 0 || n == 0) return;
+  SB_CHECK(ldc >= n, "gemm: ldc={} < n={} (hint: ldc is the row stride of C)", ldc, n);
+  if (k == 0) {
+    scale_c(m, n, beta, c, ldc);
+    return;
+  }
+  const int64_t a_cols = ta == Trans::N ? k : m;
+  const int64_t b_cols = tb == Trans::N ? n : k;
+  SB_CHECK(lda >= a_cols, "gemm: lda={} < {} columns of A (ta={}; hint: lda is the row stride)",
+           lda, a_cols, ta == Trans::N ? 'N' : 'T');
+  SB_CHECK(ldb >= b_cols, "gemm: ldb={} < {} columns of B (tb={}; hint: ldb is the row stride)",
+           ldb, b_cols, tb == Trans::N ? 'N' : 'T');
+
+  if constexpr (std::is_same_v<T, float>) {
+    if (g_impl.load(std::memory_order_relaxed) == GemmImpl::OneDnn) {
+      const dnnl_status_t st = dnnl_sgemm(ta == Trans::N ? 'N' : 'T', tb == Trans::N ? 'N' : 'T', m,
+                                          n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+      SB_CHECK(st == dnnl_success, "gemm: dnnl_sgemm failed with status {} (m={} n={} k={})",
+               static_cast<int>(st), m, n, k);
+      return;
+    }
+    check_fits_blasint(m, n, k, lda, ldb, ldc);
+    cblas_sgemm(CblasRowMajor, to_cblas(ta), to_cblas(tb), blasint(m), blasint(n), blasint(k),
+                alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
+  } else {
+    static_assert(std::is_same_v<T, double>, "gemm is instantiated for float and double only");
+    check_fits_blasint(m, n, k, lda, ldb, ldc);
+    cblas_dgemm(CblasRowMajor, to_cblas(ta), to_cblas(tb), blasint(m), blasint(n), blasint(k),
+                alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
+  }
+}
+
+template void gemm<float>(Trans, Trans, int64_t, int64_t, int64_t, float, const float*, int64_t,
+                          const float*, int64_t, float, float*, int64_t);
+template void gemm<double>(Trans, Trans, int64_t, int64_t, int64_t, double, const double*, int64_t,
+                           const double*, int64_t, double, double*, int64_t);
+
+void set_gemm_impl(GemmImpl impl) { g_impl.store(impl, std::memory_order_relaxed); }
+
+GemmImpl gemm_impl() { return g_impl.load(std::memory_order_relaxed); }
+
+GemmImpl parse_gemm_impl(const std::string& name) {
+  if (name == "onednn") return GemmImpl::OneDnn;
+  if (name == "openblas") return GemmImpl::OpenBlas;
+  throw core::UsageError(fmt::format(
+      "backend.gemm: unknown GEMM implementation '{}' (hint: use onednn or openblas)", name));
+}
+
+const char* gemm_impl_name(GemmImpl impl) {
+  return impl == GemmImpl::OneDnn ? "onednn" : "openblas";
+}
+
+}  // namespace seqbench::backend
