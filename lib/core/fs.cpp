@@ -1,0 +1,199 @@
+#include "core/fs.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "core/check.hpp"
+
+namespace seqbench::core {
+namespace {
+
+// strerror text, thread-safe, with the common causes spelled out for users.
+std::string describe(int err) {
+  std::string msg = std::error_code(err, std::generic_category()).message();
+  if (err == ENOSPC) return "disk full (" + msg + "; hint: free some space and rerun)";
+  if (err == EDQUOT) return "disk quota exceeded (" + msg + ")";
+  if (err == EACCES || err == EPERM) return msg + " (hint: check the permissions)";
+  return msg;
+}
+
+[[noreturn]] void throw_io(const char* verb, const std::string& path, int err,
+                           const char* hint = nullptr) {
+  std::string msg = fmt::format("cannot {} '{}': {}", verb, path, describe(err));
+  if (hint && err == ENOENT) msg += fmt::format(" (hint: {})", hint);
+  throw Error(msg);
+}
+
+// Writes everything or returns the errno of the failure (EIO for a write that makes no
+// progress, which the kernel should never do for a regular file).
+int write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (w == 0) return EIO;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return 0;
+}
+
+std::string parent_dir(const std::string& path) {
+  auto parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+int fsync_dir(const std::string& dir) {
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return errno;
+  int err = 0;
+  // Some file systems cannot fsync a directory; the rename itself has still happened.
+  if (::fsync(dfd) != 0 && errno != EINVAL && errno != ENOTSUP) err = errno;
+  ::close(dfd);
+  return err;
+}
+
+// Writes parts to a fresh temp file next to path, fsynced and closed. Returns the temp
+// path; on failure removes the temp and throws naming `path`.
+std::string write_temp(const std::string& path, const std::vector<std::string_view>& parts) {
+  const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw_io("write", path, errno, "does the directory exist? create it first");
+  struct stat st {};
+  // Keep the permission bits of the file being replaced (best effort).
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::fchmod(fd, st.st_mode & 07777);
+  int err = 0;
+  for (std::string_view part : parts) {
+    if ((err = write_all(fd, part.data(), part.size())) != 0) break;
+  }
+  if (err == 0 && ::fsync(fd) != 0) err = errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp.c_str());
+    throw_io("write", path, err);
+  }
+  return tmp;
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, std::string_view bytes) {
+  write_file_atomic(path, std::vector<std::string_view>{bytes});
+}
+
+void write_file_atomic(const std::string& path, const std::vector<std::string_view>& parts) {
+  const std::string tmp = write_temp(path, parts);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    throw_io("write", path, err);
+  }
+  if (int err = fsync_dir(parent_dir(path)); err != 0) throw_io("sync the directory of", path, err);
+}
+
+bool create_file_exclusive(const std::string& path, std::string_view bytes) {
+  const std::string tmp = write_temp(path, {bytes});
+  // link() fails with EEXIST instead of replacing, so whoever links first wins and
+  // nobody ever sees the file without its content.
+  int rc = ::link(tmp.c_str(), path.c_str());
+  int err = rc == 0 ? 0 : errno;
+  ::unlink(tmp.c_str());
+  if (err == EEXIST) return false;
+  if (err != 0) throw_io("create", path, err);
+  if (int e = fsync_dir(parent_dir(path)); e != 0) throw_io("sync the directory of", path, e);
+  return true;
+}
+
+std::string read_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw_io("read", path, errno);
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw_io("read", path, EISDIR);
+  }
+  std::string out;
+  if (st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t r = ::read(fd, buf, sizeof buf);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      throw_io("read", path, err);
+    }
+    if (r == 0) break;
+    out.append(buf, static_cast<size_t>(r));
+  }
+  ::close(fd);
+  return out;
+}
+
+void make_dirs(const std::string& path) {
+  if (path.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) throw Error(fmt::format("cannot create directory '{}': {}", path, describe(ec.value())));
+  if (!std::filesystem::is_directory(path, ec))
+    throw Error(fmt::format("cannot create directory '{}': a file with that name exists", path));
+}
+
+bool file_exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+AppendFile::AppendFile(const std::string& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw_io("open for appending", path, errno, "does the directory exist?");
+}
+
+AppendFile::~AppendFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+AppendFile::AppendFile(AppendFile&& o) noexcept
+    : path_(std::move(o.path_)), fd_(std::exchange(o.fd_, -1)) {}
+
+AppendFile& AppendFile::operator=(AppendFile&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    path_ = std::move(o.path_);
+    fd_ = std::exchange(o.fd_, -1);
+  }
+  return *this;
+}
+
+void AppendFile::write(std::string_view bytes) {
+  SB_CHECK(fd_ >= 0, "write to a moved-from AppendFile");
+  struct stat st {};
+  const bool regular = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+  const off_t before = st.st_size;
+  int err = write_all(fd_, bytes.data(), bytes.size());
+  if (err == 0) return;
+  // Drop the partial record so readers never see half a row. Best effort: skipped if
+  // another process appended meanwhile (the size is not what we left).
+  struct stat now {};
+  if (regular && ::fstat(fd_, &now) == 0 && now.st_size > before &&
+      now.st_size < before + static_cast<off_t>(bytes.size())) {
+    [[maybe_unused]] int rc = ::ftruncate(fd_, before);
+  }
+  throw_io("append to", path_, err);
+}
+
+void AppendFile::flush_sync() {
+  SB_CHECK(fd_ >= 0, "flush of a moved-from AppendFile");
+  // EINVAL: not a file that can be synced (a pipe, /dev/stderr); nothing is lost there.
+  if (::fsync(fd_) != 0 && errno != EINVAL) throw_io("sync", path_, errno);
+}
+
+}  // namespace seqbench::core

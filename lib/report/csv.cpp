@@ -1,0 +1,183 @@
+#include "report/csv.hpp"
+
+#include <filesystem>
+#include <set>
+
+#include "core/check.hpp"
+
+namespace seqbench::report {
+namespace {
+
+struct Record {
+  std::vector<std::string> fields;
+  int line = 0;  // 1-based line on which the record starts
+};
+
+// RFC 4180 records from text; stops after max_records (0: all).
+std::vector<Record> parse_records(std::string_view text, const std::string& path,
+                                  size_t max_records) {
+  std::vector<Record> out;
+  size_t i = 0;
+  int line = 1;
+  const size_t n = text.size();
+  while (i < n && (max_records == 0 || out.size() < max_records)) {
+    Record rec;
+    rec.line = line;
+    std::string field;
+    for (;;) {
+      if (i < n && text[i] == '"') {
+        const int quote_line = line;
+        ++i;
+        for (;;) {
+          if (i >= n)
+            throw core::Error(
+                fmt::format("{}:{}: unterminated quoted field (hint: the file may be truncated)",
+                            path, quote_line));
+          char c = text[i++];
+          if (c == '"') {
+            if (i < n && text[i] == '"') {
+              field += '"';
+              ++i;
+            } else {
+              break;
+            }
+          } else {
+            if (c == '\n') ++line;
+            field += c;
+          }
+        }
+        // After a closing quote only a separator or line end may follow.
+        if (i < n && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
+          throw core::Error(
+              fmt::format("{}:{}: unexpected character after a quoted field", path, line));
+      } else {
+        while (i < n && text[i] != ',' && text[i] != '\n' &&
+               !(text[i] == '\r' && i + 1 < n && text[i + 1] == '\n'))
+          field += text[i++];
+      }
+      rec.fields.push_back(std::move(field));
+      field.clear();
+      if (i < n && text[i] == ',') {
+        ++i;
+        continue;
+      }
+      if (i < n && text[i] == '\r') ++i;
+      if (i < n && text[i] == '\n') {
+        ++i;
+        ++line;
+      }
+      break;
+    }
+    out.push_back(std::move(rec));
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
+  return s;
+}
+
+}  // namespace
+
+std::string csv_escape(std::string_view field) {
+  if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
+  std::string out = "\"";
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string csv_line(const std::vector<std::string>& fields) {
+  std::string out;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i) out += ',';
+    out += csv_escape(fields[i]);
+  }
+  return out + "\n";
+}
+
+std::string CsvWriter::cell(double v) { return fmt::format("{}", v); }
+std::string CsvWriter::cell(int64_t v) { return fmt::format("{}", v); }
+
+CsvWriter::CsvWriter(const std::string& path, std::vector<std::string> columns, Mode mode)
+    : columns_(std::move(columns)), file_(open(path, columns_, mode)) {}
+
+core::AppendFile CsvWriter::open(const std::string& path, const std::vector<std::string>& columns,
+                                 Mode mode) {
+  SB_CHECK(!columns.empty(), "{}: a CSV file needs at least one column", path);
+  std::set<std::string> seen;
+  for (const auto& c : columns)
+    SB_CHECK(!c.empty() && seen.insert(c).second, "{}: column name '{}' is empty or repeated", path,
+             c);
+  const std::string header = csv_line(columns);
+  if (mode == Mode::Truncate) {
+    core::write_file_atomic(path, header);
+    return core::AppendFile(path);
+  }
+  if (core::create_file_exclusive(path, header)) return core::AppendFile(path);
+  std::string text = core::read_file(path);
+  if (text.empty()) {
+    core::write_file_atomic(path, header);
+    return core::AppendFile(path);
+  }
+  auto first = parse_records(text, path, 1);
+  if (first.empty() || first[0].fields != columns)
+    throw core::Error(fmt::format(
+        "{}: header differs from the expected columns: file has [{}], expected [{}] (hint: "
+        "move the old file aside)",
+        path, first.empty() ? "" : joined(first[0].fields), joined(columns)));
+  if (text.back() != '\n') {
+    // A crash (power loss) cut the last row short; drop it so appended rows stay aligned.
+    std::error_code ec;
+    std::filesystem::resize_file(path, text.rfind('\n') + 1, ec);
+    if (ec)
+      throw core::Error(
+          fmt::format("{}: cannot drop the incomplete last row: {}", path, ec.message()));
+  }
+  return core::AppendFile(path);
+}
+
+void CsvWriter::row(const std::vector<std::string>& cells) {
+  if (cells.size() != columns_.size())
+    throw core::Error(fmt::format("{}: row has {} cells, expected {} (columns: {})", path(),
+                                  cells.size(), columns_.size(), joined(columns_)));
+  file_.write(csv_line(cells));
+  file_.flush_sync();
+}
+
+int CsvTable::col(const std::string& name) const {
+  for (size_t i = 0; i < columns.size(); ++i)
+    if (columns[i] == name) return static_cast<int>(i);
+  throw core::Error(fmt::format("{}: no column '{}' (columns: {})", path, name, joined(columns)));
+}
+
+bool CsvTable::has(const std::string& name) const {
+  for (const auto& c : columns)
+    if (c == name) return true;
+  return false;
+}
+
+CsvTable parse_csv(std::string_view text, const std::string& path) {
+  auto records = parse_records(text, path, 0);
+  if (records.empty())
+    throw core::Error(fmt::format("{}: empty file, expected a header line", path));
+  CsvTable t;
+  t.path = path;
+  t.columns = std::move(records[0].fields);
+  t.rows.reserve(records.size() - 1);
+  for (size_t r = 1; r < records.size(); ++r) {
+    if (records[r].fields.size() != t.columns.size())
+      throw core::Error(fmt::format("{}:{}: row has {} fields, the header has {}", path,
+                                    records[r].line, records[r].fields.size(), t.columns.size()));
+    t.rows.push_back(std::move(records[r].fields));
+  }
+  return t;
+}
+
+CsvTable read_csv(const std::string& path) { return parse_csv(core::read_file(path), path); }
+
+}  // namespace seqbench::report

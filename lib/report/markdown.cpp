@@ -1,0 +1,115 @@
+#include "report/markdown.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/check.hpp"
+
+namespace seqbench::report {
+namespace {
+
+// Length of a plain number at the start of s ("-1.5e-3", "nan", "inf"); 0 if none.
+size_t number_prefix(std::string_view s) {
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  for (std::string_view word : {"nan", "inf"})
+    if (s.substr(i, 3) == word) return i + 3;
+  size_t digits = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+  }
+  if (digits == 0) return 0;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    size_t j = i + 1;
+    if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
+    size_t exp_digits = 0;
+    while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j, ++exp_digits;
+    if (exp_digits) i = j;
+  }
+  return i;
+}
+
+size_t display_width(std::string_view s) {
+  // Count UTF-8 lead bytes only, so multi-byte characters such as "±" count once.
+  return static_cast<size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string escape_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += (c == '\n' || c == '\r') ? ' ' : c;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool is_numeric_cell(std::string_view s) {
+  size_t n = number_prefix(s);
+  if (n == 0) return false;
+  std::string_view rest = s.substr(n);
+  if (rest == "%" || rest.empty()) return true;
+  // "mean ± std", as paper tables print it.
+  for (std::string_view pm : {" ± ", " +- "}) {
+    if (rest.substr(0, pm.size()) == pm) {
+      std::string_view tail = rest.substr(pm.size());
+      size_t m = number_prefix(tail);
+      return m > 0 && (m == tail.size() || tail.substr(m) == "%");
+    }
+  }
+  return false;
+}
+
+std::string markdown_table(const std::vector<std::string>& header,
+                           const std::vector<std::vector<std::string>>& rows) {
+  const size_t ncol = header.size();
+  SB_CHECK(ncol > 0, "markdown_table needs at least one column");
+  std::vector<std::vector<std::string>> cells;
+  cells.reserve(rows.size() + 1);
+  auto add = [&](const std::vector<std::string>& r) {
+    std::vector<std::string> e;
+    e.reserve(r.size());
+    for (const auto& c : r) e.push_back(escape_cell(c));
+    cells.push_back(std::move(e));
+  };
+  add(header);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    SB_CHECK(rows[r].size() == ncol, "markdown_table: row {} has {} cells, the header has {}", r,
+             rows[r].size(), ncol);
+    add(rows[r]);
+  }
+  std::vector<size_t> width(ncol, 3);  // "---" is the shortest separator renderers accept
+  std::vector<bool> right(ncol, false);
+  for (size_t c = 0; c < ncol; ++c) {
+    bool any = false, all = true;
+    for (size_t r = 0; r < cells.size(); ++r) {
+      width[c] = std::max(width[c], display_width(cells[r][c]));
+      if (r == 0 || cells[r][c].empty()) continue;
+      any = true;
+      all = all && is_numeric_cell(cells[r][c]);
+    }
+    right[c] = any && all;
+  }
+  auto line = [&](const std::vector<std::string>& r) {
+    std::string out = "|";
+    for (size_t c = 0; c < ncol; ++c) {
+      std::string pad(width[c] - display_width(r[c]), ' ');
+      out += " " + (right[c] ? pad + r[c] : r[c] + pad) + " |";
+    }
+    return out + "\n";
+  };
+  std::string out = line(cells[0]);
+  out += "|";
+  for (size_t c = 0; c < ncol; ++c)
+    out +=
+        " " + (right[c] ? std::string(width[c] - 1, '-') + ":" : std::string(width[c], '-')) + " |";
+  out += "\n";
+  for (size_t r = 1; r < cells.size(); ++r) out += line(cells[r]);
+  return out;
+}
+
+}  // namespace seqbench::report

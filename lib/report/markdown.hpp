@@ -1,0 +1,21 @@
+// Markdown tables for the paper-style reports (`seqbench report`), readable both
+// rendered and as plain text: every column padded to one width, numbers right-aligned.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace seqbench::report {
+
+// "0.98", "-1e-05", "12%", "nan", "0.91 ± 0.02" look numeric; "lstm", "", "—" do not.
+bool is_numeric_cell(std::string_view s);
+
+// A column whose non-empty body cells all look numeric is right-aligned ("---:") and
+// its numbers padded on the left; other columns are left-aligned. '|' in a cell is
+// escaped. Widths count UTF-8 code points, so "±" pads like one character.
+// Every row must have header.size() cells (else core::Error).
+std::string markdown_table(const std::vector<std::string>& header,
+                           const std::vector<std::vector<std::string>>& rows);
+
+}  // namespace seqbench::report

@@ -1,0 +1,19 @@
+// Run ids name result directories: results/<experiment>/<run-id>/.
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+#include <string>
+
+namespace seqbench::report {
+
+// "<prefix>-YYYYmmdd-HHMMSS-s<seed>" (local time, now), made unique within results_dir
+// by a suffix "-2", "-3", ... The directory results_dir/<id> is created here (and
+// results_dir with it): creating it is what claims the id, so two runs started in the
+// same second with the same seed cannot both get it.
+std::string make_run_id(const std::string& results_dir, const std::string& prefix, uint64_t seed);
+// Same at a given broken-down time (for tests and reproducible ids).
+std::string make_run_id(const std::string& results_dir, const std::string& prefix, uint64_t seed,
+                        const std::tm& when);
+
+}  // namespace seqbench::report

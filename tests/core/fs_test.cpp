@@ -1,0 +1,144 @@
+#include "core/fs.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "core/check.hpp"
+
+using namespace seqbench::core;
+namespace stdfs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/seqbench_fs_XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() { stdfs::remove_all(path); }
+  std::string operator/(const std::string& name) const { return path + "/" + name; }
+};
+
+int count_entries(const std::string& dir) {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e : stdfs::directory_iterator(dir)) ++n;
+  return n;
+}
+
+std::string message_of(auto&& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+
+}  // namespace
+
+TEST(Fs, AtomicWriteCreatesAndReplacesContent) {
+  TempDir dir;
+  const std::string p = dir / "a.txt";
+  write_file_atomic(p, "first version, longer than the second");
+  EXPECT_EQ(read_file(p), "first version, longer than the second");
+  write_file_atomic(p, "second");
+  EXPECT_EQ(read_file(p), "second");
+  write_file_atomic(p, std::vector<std::string_view>{"a", "", "bc"});
+  EXPECT_EQ(read_file(p), "abc");
+  EXPECT_EQ(count_entries(dir.path), 1);  // no temp file left behind
+}
+
+TEST(Fs, AtomicWriteKeepsPermissionBits) {
+  TempDir dir;
+  const std::string p = dir / "exe.sh";
+  write_file_atomic(p, "#!/bin/sh\n");
+  ::chmod(p.c_str(), 0750);
+  write_file_atomic(p, "#!/bin/sh\necho hi\n");
+  struct stat st {};
+  ASSERT_EQ(::stat(p.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0750u);
+}
+
+TEST(Fs, AtomicWriteToMissingDirectoryThrowsNamingPath) {
+  TempDir dir;
+  const std::string p = dir / "no/such/dir/out.csv";
+  std::string m = message_of([&] { write_file_atomic(p, "x"); });
+  EXPECT_NE(m.find("'" + p + "'"), std::string::npos) << m;
+  EXPECT_NE(m.find("No such file or directory"), std::string::npos) << m;
+  EXPECT_NE(m.find("hint:"), std::string::npos) << m;
+  EXPECT_EQ(count_entries(dir.path), 0);
+}
+
+TEST(Fs, FailedRenameRemovesTempAndKeepsOldContent) {
+  // Replacing a non-empty directory with a file fails at rename(); the temp file was
+  // already written, so this exercises the cleanup path.
+  TempDir dir;
+  const std::string p = dir / "target";
+  make_dirs(p + "/inner");
+  write_file_atomic(dir / "keep.txt", "old");
+  std::string m = message_of([&] { write_file_atomic(p, "new"); });
+  EXPECT_NE(m.find("cannot write '" + p + "'"), std::string::npos) << m;
+  EXPECT_EQ(count_entries(dir.path), 2);  // target/ and keep.txt, no target.tmp.<pid>
+  EXPECT_TRUE(stdfs::is_directory(p + "/inner"));
+  EXPECT_EQ(read_file(dir / "keep.txt"), "old");
+}
+
+TEST(Fs, ReadFileErrorsNamePath) {
+  TempDir dir;
+  const std::string p = dir / "missing.txt";
+  std::string m = message_of([&] { read_file(p); });
+  EXPECT_EQ(m, "cannot read '" + p + "': No such file or directory");
+  std::string d = message_of([&] { read_file(dir.path); });
+  EXPECT_NE(d.find("cannot read '" + dir.path + "': Is a directory"), std::string::npos) << d;
+}
+
+TEST(Fs, MakeDirsAndFileExists) {
+  TempDir dir;
+  const std::string deep = dir / "a/b/c";
+  EXPECT_FALSE(file_exists(deep));
+  make_dirs(deep);
+  EXPECT_TRUE(stdfs::is_directory(deep));
+  EXPECT_TRUE(file_exists(deep));
+  make_dirs(deep);  // existing directory: fine
+  make_dirs("");
+  write_file_atomic(dir / "file", "x");
+  std::string m = message_of([&] { make_dirs(dir / "file"); });
+  EXPECT_NE(m.find("'" + (dir / "file") + "'"), std::string::npos) << m;
+  std::string m2 = message_of([&] { make_dirs(dir / "file/sub"); });
+  EXPECT_NE(m2.find("'" + (dir / "file/sub") + "'"), std::string::npos) << m2;
+}
+
+TEST(Fs, AppendFileAppendsAcrossOpens) {
+  TempDir dir;
+  const std::string p = dir / "log.txt";
+  {
+    AppendFile f(p);
+    EXPECT_EQ(f.path(), p);
+    f.write("one\n");
+    f.write("two\n");
+    f.flush_sync();
+    EXPECT_EQ(read_file(p), "one\ntwo\n");  // visible before close: no user-space buffer
+  }
+  AppendFile g(p);
+  g.write("three\n");
+  AppendFile moved = std::move(g);
+  moved.write("four\n");
+  moved.flush_sync();
+  EXPECT_EQ(read_file(p), "one\ntwo\nthree\nfour\n");
+}
+
+TEST(Fs, AppendFileErrors) {
+  TempDir dir;
+  std::string m = message_of([&] { AppendFile f(dir / "nodir/log.txt"); });
+  EXPECT_NE(m.find("'" + (dir / "nodir/log.txt") + "'"), std::string::npos) << m;
+  // /dev/full accepts the open but every write fails with ENOSPC.
+  AppendFile full("/dev/full");
+  std::string w = message_of([&] { full.write("row\n"); });
+  EXPECT_NE(w.find("'/dev/full'"), std::string::npos) << w;
+  EXPECT_NE(w.find("disk full"), std::string::npos) << w;
+}

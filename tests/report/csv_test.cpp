@@ -1,0 +1,154 @@
+#include "report/csv.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+
+#include "core/check.hpp"
+#include "core/fs.hpp"
+
+using namespace seqbench;
+using report::CsvWriter;
+
+namespace {
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/seqbench_csv_XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string operator/(const std::string& name) const { return path + "/" + name; }
+};
+
+std::string message_of(auto&& fn) {
+  try {
+    fn();
+  } catch (const core::Error& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+
+}  // namespace
+
+TEST(Csv, CellFormatsRoundTripDoubles) {
+  EXPECT_EQ(CsvWriter::cell(0.1), "0.1");
+  EXPECT_EQ(CsvWriter::cell(int64_t{-42}), "-42");
+  EXPECT_EQ(CsvWriter::cell(7), "7");  // int: not ambiguous
+  EXPECT_EQ(CsvWriter::cell(size_t{18446744073709551615u}), "18446744073709551615");
+  EXPECT_EQ(CsvWriter::cell("lstm"), "lstm");
+  for (double v : {1.0 / 3.0, 1e-300, -2.5e17, 123456.789, std::nextafter(1.0, 2.0)})
+    EXPECT_EQ(std::stod(CsvWriter::cell(v)), v) << CsvWriter::cell(v);
+  EXPECT_TRUE(std::isnan(std::stod(CsvWriter::cell(std::nan("")))));
+  EXPECT_EQ(std::stod(CsvWriter::cell(std::numeric_limits<double>::infinity())),
+            std::numeric_limits<double>::infinity());
+}
+
+TEST(Csv, EscapeQuotesOnlyWhenNeeded) {
+  EXPECT_EQ(report::csv_escape("plain"), "plain");
+  EXPECT_EQ(report::csv_escape("a,b"), "\"a,b\"");
+  EXPECT_EQ(report::csv_escape("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(report::csv_escape("two\nlines"), "\"two\nlines\"");
+  EXPECT_EQ(report::csv_line({"a", "b,c", ""}), "a,\"b,c\",\n");
+}
+
+TEST(Csv, WriteReadRoundTripWithQuotesAndCommas) {
+  TempDir dir;
+  const std::string p = dir / "metrics.csv";
+  const std::vector<std::string> cols{"step", "loss", "note"};
+  const std::vector<std::vector<std::string>> rows{
+      {"1", CsvWriter::cell(0.5), "plain"},
+      {"2", CsvWriter::cell(1.0 / 3.0), "has, comma"},
+      {"3", CsvWriter::cell(-1e-9), "say \"hi\""},
+      {"4", "", "multi\nline, \"both\""},
+  };
+  {
+    CsvWriter w(p, cols, CsvWriter::Mode::Truncate);
+    for (const auto& r : rows) w.row(r);
+  }
+  report::CsvTable t = report::read_csv(p);
+  EXPECT_EQ(t.path, p);
+  EXPECT_EQ(t.columns, cols);
+  EXPECT_EQ(t.rows, rows);
+  EXPECT_EQ(t.col("loss"), 1);
+  EXPECT_TRUE(t.has("note"));
+  EXPECT_FALSE(t.has("acc"));
+  EXPECT_EQ(std::stod(t.rows[1][t.col("loss")]), 1.0 / 3.0);
+  std::string m = message_of([&] { t.col("acc"); });
+  EXPECT_NE(m.find(p), std::string::npos) << m;
+  EXPECT_NE(m.find("step, loss, note"), std::string::npos) << m;
+}
+
+TEST(Csv, TruncateReplacesAndAppendContinues) {
+  TempDir dir;
+  const std::string p = dir / "runs.csv";
+  {
+    CsvWriter w(p, {"a", "b"}, CsvWriter::Mode::Append);  // missing: created with header
+    w.row({"1", "2"});
+  }
+  {
+    CsvWriter w(p, {"a", "b"}, CsvWriter::Mode::Append);
+    w.row({"3", "4"});
+  }
+  EXPECT_EQ(core::read_file(p), "a,b\n1,2\n3,4\n");
+  {
+    CsvWriter w(p, {"a", "b"}, CsvWriter::Mode::Truncate);
+    w.row({"5", "6"});
+  }
+  EXPECT_EQ(core::read_file(p), "a,b\n5,6\n");
+}
+
+TEST(Csv, AppendDropsIncompleteLastRowAndFillsEmptyFile) {
+  TempDir dir;
+  const std::string p = dir / "runs.csv";
+  core::write_file_atomic(p, "a,b\n1,2\n3,");  // as if power failed mid-row
+  {
+    CsvWriter w(p, {"a", "b"}, CsvWriter::Mode::Append);
+    w.row({"5", "6"});
+  }
+  EXPECT_EQ(core::read_file(p), "a,b\n1,2\n5,6\n");
+  const std::string e = dir / "empty.csv";
+  core::write_file_atomic(e, "");
+  CsvWriter w(e, {"x"}, CsvWriter::Mode::Append);
+  w.row({"1"});
+  EXPECT_EQ(core::read_file(e), "x\n1\n");
+}
+
+TEST(Csv, AppendHeaderMismatchIsAnError) {
+  TempDir dir;
+  const std::string p = dir / "runs.csv";
+  core::write_file_atomic(p, "a,b\n1,2\n");
+  std::string m = message_of([&] { CsvWriter w(p, {"a", "b", "c"}, CsvWriter::Mode::Append); });
+  EXPECT_NE(m.find(p + ": header differs from the expected columns"), std::string::npos) << m;
+  EXPECT_NE(m.find("hint: move the old file aside"), std::string::npos) << m;
+  EXPECT_NE(m.find("[a, b, c]"), std::string::npos) << m;
+  EXPECT_EQ(core::read_file(p), "a,b\n1,2\n");  // untouched
+}
+
+TEST(Csv, RowSizeMustMatchAndColumnsMustBeValid) {
+  TempDir dir;
+  const std::string p = dir / "m.csv";
+  CsvWriter w(p, {"a", "b"}, CsvWriter::Mode::Truncate);
+  std::string m = message_of([&] { w.row({"1"}); });
+  EXPECT_NE(m.find(p + ": row has 1 cells, expected 2"), std::string::npos) << m;
+  EXPECT_EQ(core::read_file(p), "a,b\n");
+  EXPECT_THROW(CsvWriter(dir / "x.csv", {"a", "a"}, CsvWriter::Mode::Truncate), core::Error);
+  EXPECT_THROW(CsvWriter(dir / "y.csv", {}, CsvWriter::Mode::Truncate), core::Error);
+}
+
+TEST(Csv, ReaderAcceptsCrlfAndRejectsBrokenFiles) {
+  report::CsvTable t = report::parse_csv("a,b\r\n1,\"x\r\ny\"\r\n", "mem.csv");
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0][1], "x\r\ny");
+  std::string m = message_of([] { report::parse_csv("a,b\n1,2\n3\n", "f.csv"); });
+  EXPECT_EQ(m, "f.csv:3: row has 1 fields, the header has 2");
+  std::string q = message_of([] { report::parse_csv("a,b\n1,\"open\n", "g.csv"); });
+  EXPECT_NE(q.find("g.csv:2: unterminated quoted field"), std::string::npos) << q;
+  std::string e = message_of([] { report::parse_csv("", "h.csv"); });
+  EXPECT_NE(e.find("h.csv: empty file"), std::string::npos) << e;
+}

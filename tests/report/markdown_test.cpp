@@ -1,0 +1,33 @@
+#include "report/markdown.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/check.hpp"
+
+using namespace seqbench;
+
+TEST(Markdown, NumericCellDetection) {
+  for (const char* s :
+       {"0.98", "-1e-05", "12", "+3.", ".5", "12%", "nan", "-inf", "0.91 ± 0.02", "1.2 +- 0.3"})
+    EXPECT_TRUE(report::is_numeric_cell(s)) << s;
+  for (const char* s : {"lstm", "", "—", "1.2.3", "e5", "12 ms", "0.9 ±", "-"})
+    EXPECT_FALSE(report::is_numeric_cell(s)) << s;
+}
+
+TEST(Markdown, AlignsNumbersRightAndPadsColumns) {
+  std::string t = report::markdown_table(
+      {"model", "acc", "note"},
+      {{"lstm", "0.98", "ok"}, {"stable", "0.9 ± 0.01", ""}, {"sab", "", "a|b"}});
+  EXPECT_EQ(t,
+            "| model  |        acc | note |\n"
+            "| ------ | ---------: | ---- |\n"
+            "| lstm   |       0.98 | ok   |\n"
+            "| stable | 0.9 ± 0.01 |      |\n"
+            "| sab    |            | a\\|b |\n");
+}
+
+TEST(Markdown, MixedColumnIsLeftAlignedAndRowsMustMatch) {
+  std::string t = report::markdown_table({"x"}, {{"1"}, {"n/a"}});
+  EXPECT_EQ(t, "| x   |\n| --- |\n| 1   |\n| n/a |\n");
+  EXPECT_THROW(report::markdown_table({"a", "b"}, {{"1"}}), core::Error);
+}

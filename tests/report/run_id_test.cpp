@@ -1,0 +1,52 @@
+#include "report/run_id.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/check.hpp"
+
+using namespace seqbench;
+
+namespace {
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/seqbench_runid_XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+}  // namespace
+
+TEST(RunId, FormatAndUniqueSuffix) {
+  TempDir dir;
+  const std::string results = dir.path + "/copy";  // created on demand
+  std::tm when{};
+  when.tm_year = 2024 - 1900;
+  when.tm_mon = 0;
+  when.tm_mday = 2;
+  when.tm_hour = 3;
+  when.tm_min = 4;
+  when.tm_sec = 5;
+  EXPECT_EQ(report::make_run_id(results, "lstm", 7, when), "lstm-20240102-030405-s7");
+  EXPECT_EQ(report::make_run_id(results, "lstm", 7, when), "lstm-20240102-030405-s7-2");
+  EXPECT_EQ(report::make_run_id(results, "lstm", 7, when), "lstm-20240102-030405-s7-3");
+  EXPECT_EQ(report::make_run_id(results, "lstm", 8, when), "lstm-20240102-030405-s8");
+  EXPECT_TRUE(std::filesystem::is_directory(results + "/lstm-20240102-030405-s7-2"));
+}
+
+TEST(RunId, NowIdsAreDistinctDirectories) {
+  TempDir dir;
+  std::string a = report::make_run_id(dir.path, "gru", 1);
+  std::string b = report::make_run_id(dir.path, "gru", 1);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.rfind("gru-", 0), 0u) << a;
+  EXPECT_NE(a.find("-s1"), std::string::npos) << a;
+  EXPECT_TRUE(std::filesystem::is_directory(dir.path + "/" + a));
+  EXPECT_TRUE(std::filesystem::is_directory(dir.path + "/" + b));
+  EXPECT_THROW(report::make_run_id(dir.path, "a/b", 1), core::UsageError);
+}

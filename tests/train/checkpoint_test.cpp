@@ -1,0 +1,238 @@
+#include "train/checkpoint.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+
+#include "core/check.hpp"
+#include "core/fs.hpp"
+
+using namespace seqbench;
+using train::Checkpoint;
+
+namespace {
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/seqbench_ckpt_XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string operator/(const std::string& name) const { return path + "/" + name; }
+};
+
+std::string message_of(auto&& fn) {
+  try {
+    fn();
+  } catch (const core::Error& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+
+std::vector<float> iota(int64_t n, float scale) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[i] = scale * float(i) - 1.5f;
+  return v;
+}
+
+Checkpoint sample() {
+  Checkpoint ck;
+  ck.set_meta("step", "1234");
+  ck.set_meta("rng.s0", std::to_string(std::numeric_limits<uint64_t>::max()));
+  ck.set_meta("note", "quotes \" backslash \\ newline\n tab\t unicode é± ctrl\x01");
+  ck.set_meta("empty", "");
+  ck.add_array("enc.0.lstm.w_hh", core::Shape{4, 3}, iota(12, 0.25f));
+  ck.add_array("enc.0.lstm.b", core::Shape{7}, iota(7, -1e-3f));
+  ck.add_array("scalar", core::Shape{}, {3.5f});
+  ck.add_array("empty", core::Shape{0, 5}, {});
+  ck.add_array("cube", core::Shape{2, 1, 3, 2}, iota(12, 1e6f));
+  ck.arrays[0].data[5] = std::numeric_limits<float>::denorm_min();
+  ck.arrays[0].data[6] = -0.0f;
+  return ck;
+}
+
+}  // namespace
+
+TEST(Checkpoint, RoundTripKeepsMetaOrderAndArraysBitExact) {
+  TempDir dir;
+  const std::string p = dir / "checkpoint.sbck";
+  const Checkpoint ck = sample();
+  train::save_checkpoint(p, ck);
+  const Checkpoint back = train::load_checkpoint(p);
+  EXPECT_EQ(back.path, p);
+  EXPECT_EQ(back.meta, ck.meta);
+  EXPECT_EQ(back.meta_at("rng.s0"), "18446744073709551615");
+  EXPECT_EQ(std::stoull(back.meta_at("rng.s0")), std::numeric_limits<uint64_t>::max());
+  ASSERT_EQ(back.arrays.size(), ck.arrays.size());
+  for (size_t i = 0; i < ck.arrays.size(); ++i) {
+    EXPECT_EQ(back.arrays[i].name, ck.arrays[i].name);
+    EXPECT_EQ(back.arrays[i].shape, ck.arrays[i].shape) << back.arrays[i].shape.str();
+    ASSERT_EQ(back.arrays[i].data.size(), ck.arrays[i].data.size());
+    EXPECT_EQ(0, std::memcmp(back.arrays[i].data.data(), ck.arrays[i].data.data(),
+                             ck.arrays[i].data.size() * sizeof(float)));
+  }
+  EXPECT_EQ(back.array("scalar").shape.rank, 0);
+  EXPECT_EQ(back.array("scalar").data[0], 3.5f);
+}
+
+TEST(Checkpoint, LayoutMatchesTheDocumentedFormat) {
+  TempDir dir;
+  const std::string p = dir / "c.sbck";
+  Checkpoint ck;
+  ck.add_array("a", core::Shape{2}, {1.0f, 2.0f});
+  ck.add_array("b", core::Shape{1, 1}, {-3.0f});
+  train::save_checkpoint(p, ck);
+  const std::string bytes = core::read_file(p);
+  ASSERT_GE(bytes.size(), 16u);
+  EXPECT_EQ(bytes.substr(0, 8), "SEQBCKPT");
+  auto u32 = [&](size_t at) {
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(bytes[at + i]);
+    return v;
+  };
+  EXPECT_EQ(u32(8), 1u);
+  const uint32_t n = u32(12);
+  EXPECT_EQ((16 + n) % 64, 0u);  // data section aligned
+  const std::string header = bytes.substr(16, n);
+  EXPECT_NE(header.find("\"name\": \"b\", \"shape\": [1, 1], \"offset\": 8, \"count\": 1"),
+            std::string::npos)
+      << header;
+  EXPECT_NE(header.find("\"data_bytes\": 12"), std::string::npos) << header;
+  ASSERT_EQ(bytes.size(), 16 + n + 12);
+  float third;
+  std::memcpy(&third, bytes.data() + 16 + n + 8, 4);
+  EXPECT_EQ(third, -3.0f);
+}
+
+TEST(Checkpoint, MissingKeysAndArraysNameTheFile) {
+  TempDir dir;
+  const std::string p = dir / "c.sbck";
+  train::save_checkpoint(p, sample());
+  const Checkpoint ck = train::load_checkpoint(p);
+  std::string m = message_of([&] { ck.meta_at("epoch"); });
+  EXPECT_NE(m.find("'" + p + "' has no meta key 'epoch'"), std::string::npos) << m;
+  EXPECT_NE(m.find("step, rng.s0"), std::string::npos) << m;
+  std::string a = message_of([&] { ck.array("dec.w"); });
+  EXPECT_NE(a.find("'" + p + "' has no array 'dec.w'"), std::string::npos) << a;
+  EXPECT_TRUE(ck.has_meta("step"));
+  EXPECT_FALSE(ck.has_array("dec.w"));
+}
+
+TEST(Checkpoint, SaveRejectsInconsistentArrays) {
+  TempDir dir;
+  Checkpoint ck;
+  ck.add_array("w", core::Shape{2}, {1.0f, 2.0f});
+  EXPECT_THROW(ck.add_array("w", core::Shape{1}, {1.0f}), core::Error);
+  EXPECT_THROW(ck.add_array("v", core::Shape{3}, {1.0f}), core::Error);
+  ck.arrays.push_back({"w", core::Shape{1}, {0.0f}});  // bypassing add_array
+  EXPECT_THROW(train::save_checkpoint(dir / "bad.sbck", ck), core::Error);
+  EXPECT_FALSE(core::file_exists(dir / "bad.sbck"));
+}
+
+class CorruptCheckpoint : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    train::save_checkpoint(good_, sample());
+    bytes_ = core::read_file(good_);
+    header_len_ = static_cast<unsigned char>(bytes_[12]) | static_cast<unsigned char>(bytes_[13])
+                                                               << 8;
+  }
+  // Writes `bytes` as the checkpoint and returns load_checkpoint's message.
+  std::string load_error(const std::string& bytes) {
+    core::write_file_atomic(bad_, bytes);
+    return message_of([&] { train::load_checkpoint(bad_); });
+  }
+  void expect_names_path(const std::string& m) {
+    EXPECT_NE(m.find("'" + bad_ + "'"), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;  // one line
+  }
+  TempDir dir_;
+  std::string good_ = dir_ / "good.sbck";
+  std::string bad_ = dir_ / "bad.sbck";
+  std::string bytes_;
+  size_t header_len_ = 0;
+};
+
+TEST_F(CorruptCheckpoint, MissingFile) {
+  std::string m = message_of([&] { train::load_checkpoint(dir_ / "nope.sbck"); });
+  EXPECT_NE(m.find("'" + (dir_ / "nope.sbck") + "'"), std::string::npos) << m;
+  EXPECT_NE(m.find("No such file or directory"), std::string::npos) << m;
+}
+
+TEST_F(CorruptCheckpoint, BadMagic) {
+  std::string b = bytes_;
+  b[0] = 'X';
+  std::string m = load_error(b);
+  expect_names_path(m);
+  EXPECT_NE(m.find("not a seqbench checkpoint"), std::string::npos) << m;
+  m = load_error("config: {}\n");  // some other file passed by mistake
+  EXPECT_NE(m.find("not a seqbench checkpoint"), std::string::npos) << m;
+}
+
+TEST_F(CorruptCheckpoint, UnsupportedVersion) {
+  std::string b = bytes_;
+  b[8] = 2;
+  std::string m = load_error(b);
+  expect_names_path(m);
+  EXPECT_NE(m.find("unsupported checkpoint version 2"), std::string::npos) << m;
+}
+
+TEST_F(CorruptCheckpoint, TruncatedPreambleHeaderAndData) {
+  std::string m = load_error(bytes_.substr(0, 10));
+  expect_names_path(m);
+  EXPECT_NE(m.find("truncated: expected 16 preamble bytes, found 10"), std::string::npos) << m;
+  m = load_error(bytes_.substr(0, 16 + 20));
+  expect_names_path(m);
+  EXPECT_NE(m.find(fmt::format("truncated: expected {} header bytes, found 20", header_len_)),
+            std::string::npos)
+      << m;
+  const size_t data = bytes_.size() - 16 - header_len_;
+  m = load_error(bytes_.substr(0, bytes_.size() - 5));
+  expect_names_path(m);
+  EXPECT_NE(m.find(fmt::format("truncated: expected {} data bytes, found {}", data, data - 5)),
+            std::string::npos)
+      << m;
+  m = load_error(bytes_ + "xx");
+  expect_names_path(m);
+  EXPECT_NE(m.find("trailing bytes"), std::string::npos) << m;
+}
+
+TEST_F(CorruptCheckpoint, MalformedHeader) {
+  std::string b = bytes_;
+  b[16] = '[';  // '{' -> '[': unbalanced flow collection
+  std::string m = load_error(b);
+  expect_names_path(m);
+  EXPECT_NE(m.find("malformed header"), std::string::npos) << m;
+
+  // Valid JSON with the wrong structure, and an array that points past the data.
+  auto with_header = [&](std::string h) {
+    h.append((64 - (16 + h.size()) % 64) % 64, ' ');
+    std::string out = bytes_.substr(0, 12);
+    for (int i = 0; i < 4; ++i) out += static_cast<char>((h.size() >> (8 * i)) & 0xff);
+    return out + h + std::string(8, '\0');
+  };
+  m = load_error(with_header("{\"meta\": {}, \"data_bytes\": 8}"));
+  expect_names_path(m);
+  EXPECT_NE(m.find("malformed header"), std::string::npos) << m;
+  m = load_error(
+      with_header("{\"meta\": {}, \"arrays\": [{\"name\": \"w\", \"shape\": [4], \"offset\": 0, "
+                  "\"count\": 4}], \"data_bytes\": 8}"));
+  expect_names_path(m);
+  EXPECT_NE(m.find("array 'w' (offset 0, 4 values) lies outside the 8 data bytes"),
+            std::string::npos)
+      << m;
+  m = load_error(
+      with_header("{\"meta\": {}, \"arrays\": [{\"name\": \"w\", \"shape\": [3], \"offset\": 0, "
+                  "\"count\": 2}], \"data_bytes\": 8}"));
+  EXPECT_NE(m.find("count 2 but shape (3)"), std::string::npos) << m;
+  m = load_error(with_header(
+      "{\"meta\": {}, \"arrays\": [{\"name\": \"w\", \"shape\": [\"x\"], \"offset\": 0, "
+      "\"count\": 2}], \"data_bytes\": 8}"));
+  expect_names_path(m);
+  EXPECT_NE(m.find("malformed header"), std::string::npos) << m;
+}
