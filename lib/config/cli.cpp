@@ -1,0 +1,84 @@
+#include "config/cli.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <filesystem>
+#include <limits>
+#include <system_error>
+
+#include "core/check.hpp"
+
+namespace seqbench::config {
+namespace {
+
+// CLI11's own numeric checks print their bounds as 300-digit doubles and let "-1" or
+// 2^64 wrap silently for unsigned options; this one says what is wrong in words.
+CLI::Validator integer_in(uint64_t lo, uint64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& value) -> std::string {
+        uint64_t parsed = 0;
+        const char* end = value.data() + value.size();
+        const auto [ptr, ec] = std::from_chars(value.data(), end, parsed);
+        if (!value.empty() && value[0] != '-' && ec == std::errc() && ptr == end && parsed >= lo &&
+            parsed <= hi)
+          return "";
+        return fmt::format("expected an integer in [{}, {}], got '{}'", lo, hi, value);
+      },
+      "");
+}
+
+}  // namespace
+
+void add_common_options(CLI::App& app, CommonOptions& opts) {
+  // One value per occurrence, so "--config a.yaml run" never swallows a positional argument.
+  app.add_option("--config", opts.configs,
+                 "YAML config file; repeatable, later files override earlier ones")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
+  app.add_option("--set", opts.sets,
+                 "override one config key after the files, e.g. --set optim.lr=0.01; repeatable")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  app.add_option_function<uint64_t>(
+         "--seed", [&opts](const uint64_t& seed) { opts.seed = seed; },
+         "random seed (overrides the config's seed)")
+      ->type_name("N")
+      ->check(integer_in(0, std::numeric_limits<uint64_t>::max()));
+  app.add_option_function<int>(
+         "--threads", [&opts](const int& threads) { opts.threads = threads; },
+         "OpenMP threads (default: OMP_NUM_THREADS or all cores)")
+      ->type_name("N")
+      ->check(integer_in(1, 4096));
+  app.add_option("--out", opts.out, "results root directory (default from the config)")
+      ->type_name("DIR");
+  app.add_flag("--resume", opts.resume,
+               "continue the run in <out>/<run-id> from its last checkpoint");
+  app.add_option("--run-id", opts.run_id, "name of the run's directory under the results root")
+      ->type_name("ID");
+  app.add_flag("-q,--quiet", opts.quiet, "no progress output; warnings and errors only");
+  app.add_flag("--dump-config", opts.dump_config, "print the resolved config as YAML and exit");
+  app.add_flag("--demo", opts.demo, "start from the app's embedded demo config");
+}
+
+bool parse_cli(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+    return true;
+  } catch (const CLI::Success& e) {  // --help, --help-all, --version
+    app.exit(e);
+    return false;
+  } catch (const CLI::ParseError& e) {
+    const std::string name = app.get_name().empty()
+                                 ? "seqbench"
+                                 : std::filesystem::path(app.get_name()).filename().string();
+    // The caller prints it (prefixed with the program's name) and exits 2.
+    std::string msg = fmt::format("{} (hint: run {} --help)", e.what(), name);
+    for (char& ch : msg)
+      if (ch == '\n' || ch == '\r') ch = ' ';
+    throw core::UsageError(msg);
+  }
+}
+
+}  // namespace seqbench::config

@@ -1,0 +1,62 @@
+// The command-line options every experiment binary shares, and how they feed a config.
+// Typical main():
+//   CLI::App app("copy task");
+//   config::CommonOptions opts;
+//   config::add_common_options(app, opts);
+//   if (!config::parse_cli(app, argc, argv)) return core::kExitOk;   // --help
+//   CopyConfig cfg;
+//   config::resolve(cfg, opts, kDemoYaml);
+//   if (opts.dump_config) { fmt::print("{}", config::to_yaml(cfg)); return core::kExitOk; }
+// --seed, --threads, --out, --run-id, --resume and --quiet are not config keys: the app
+// applies them (they win over the config, like --set).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/yaml_config.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace seqbench::config {
+
+struct CommonOptions {
+  std::vector<std::string> configs;  // --config FILE (repeatable, order kept)
+  std::vector<std::string> sets;     // --set key.path=value (repeatable)
+  std::optional<uint64_t> seed;      // --seed N
+  std::optional<int> threads;        // --threads N (>= 1)
+  std::string out;                   // --out DIR (results root, default from config)
+  bool resume = false;       // --resume (continue the run in --out/run-id from its checkpoint)
+  std::string run_id;        // --run-id ID
+  bool quiet = false;        // --quiet, -q
+  bool dump_config = false;  // --dump-config (print resolved YAML, exit 0)
+  bool demo = false;         // --demo (use the app's embedded default config)
+};
+
+void add_common_options(CLI::App& app, CommonOptions& opts);
+
+// Applies opts.configs in order, then opts.sets in order: defaults < files < --set.
+template <class Cfg>
+void resolve(Cfg& cfg, const CommonOptions& opts) {
+  for (const std::string& path : opts.configs) apply_yaml_file(cfg, path);
+  for (const std::string& assignment : opts.sets) apply_override(cfg, assignment);
+}
+
+// As above, with the app's embedded config applied first when --demo is given:
+// defaults < demo config < files < --set.
+template <class Cfg>
+void resolve(Cfg& cfg, const CommonOptions& opts, const std::string& demo_yaml) {
+  if (opts.demo) apply_yaml_text(cfg, demo_yaml, "<embedded demo config>");
+  resolve(cfg, opts);
+}
+
+// Parses argv with CLI11. Returns false after printing help (--help, --help-all) or a
+// version, meaning "exit 0". On a parse error throws core::UsageError with a one-line
+// message (the caller prints it once, prefixed with the program's name).
+bool parse_cli(CLI::App& app, int argc, char** argv);
+
+}  // namespace seqbench::config

@@ -1,0 +1,418 @@
+#include "config/yaml_config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <system_error>
+
+#include "core/check.hpp"
+
+namespace seqbench::config::detail {
+namespace {
+
+// Messages must stay on one line even when a key or value holds a newline.
+std::string one_line(std::string s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    if (ch == '\n') {
+      out += "\\n";
+    } else if (ch != '\r') {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+// What a node is, for "got ..." in messages.
+std::string describe_node(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "null";
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a mapping";
+  std::string s = node.Scalar();
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return "'" + s + "'";
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return s;
+}
+
+// Optimal string alignment distance: edits plus adjacent transpositions ("modle" -> "model").
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  const std::size_t n = a.size(), m = b.size();
+  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
+  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= n; ++i) {
+    for (std::size_t j = 1; j <= m; ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[n][m];
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += sep;
+    out += items[i];
+  }
+  return out;
+}
+
+std::string unknown_key_message(const std::string& key, const std::string& prefix,
+                                const std::vector<std::string>& names, const Source& src) {
+  const std::string path = join_key(prefix, key);
+  std::string msg = fmt::format("unknown key '{}'", path);
+  const auto& all = src.all_keys;
+  if (key.find('.') != std::string::npos && std::find(all.begin(), all.end(), path) != all.end())
+    return msg + " (hint: write nested mappings, not dotted keys, in YAML files)";
+  if (std::string best = nearest_key(key, names); !best.empty())
+    return msg + fmt::format(" (did you mean '{}'?)", join_key(prefix, best));
+  // Right name, wrong level: "lr:" at the top instead of under "optim:".
+  for (const std::string& candidate : all) {
+    const std::size_t dot = candidate.rfind('.');
+    const std::string leaf = dot == std::string::npos ? candidate : candidate.substr(dot + 1);
+    if (leaf == key) return msg + fmt::format(" (did you mean '{}'?)", candidate);
+  }
+  return msg + fmt::format(" (valid keys here: {})", join(names, ", "));
+}
+
+std::string format_bound(double x) { return fmt::format("{}", x); }
+
+[[noreturn]] void internal_constraint_error(const Where& where, std::string_view constraint,
+                                            std::string_view what) {
+  throw core::Error(
+      fmt::format("config key '{}': constraint {} does not apply to {} (fix the struct's visit())",
+                  where.path, constraint, what));
+}
+
+const char* constraint_name(Constraint::Kind kind) {
+  switch (kind) {
+    case Constraint::Kind::kAny:
+      return "any()";
+    case Constraint::Kind::kGreater:
+      return "positive()";
+    case Constraint::Kind::kAtLeast:
+      return "at_least()";
+    case Constraint::Kind::kRange:
+      return "range()";
+    case Constraint::Kind::kOneOf:
+      return "one_of()";
+  }
+  return "?";
+}
+
+struct ParsedInt {
+  bool negative = false;
+  uint64_t magnitude = 0;
+  bool overflow = false;  // more than 64 bits of magnitude
+};
+
+// Decimal only, optional sign: "1.5", "1e3" and "0x10" are not integers here.
+bool parse_int(const std::string& s, ParsedInt& out) {
+  std::size_t pos = 0;
+  if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) out.negative = s[pos++] == '-';
+  if (pos == s.size()) return false;
+  for (std::size_t i = pos; i < s.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  auto [ptr, ec] = std::from_chars(s.data() + pos, s.data() + s.size(), out.magnitude);
+  if (ec == std::errc::result_out_of_range) {
+    out.overflow = true;
+    return true;
+  }
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+enum class ParsedDouble { kOk, kNotANumber, kOutOfRange };
+
+// YAML spellings for infinity (.inf) are accepted; NaN is not (no constraint could hold).
+ParsedDouble parse_double(const std::string& s, double& out) {
+  std::size_t pos = 0;
+  bool negative = false;
+  if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) negative = s[pos++] == '-';
+  const std::string body = s.substr(pos);
+  if (body == ".inf" || body == ".Inf" || body == ".INF") {
+    out = negative ? -HUGE_VAL : HUGE_VAL;
+    return ParsedDouble::kOk;
+  }
+  if (body.empty() || !(std::isdigit(static_cast<unsigned char>(body[0])) || body[0] == '.'))
+    return ParsedDouble::kNotANumber;
+  double x = 0.0;
+  auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), x);
+  if (ec == std::errc::result_out_of_range) return ParsedDouble::kOutOfRange;
+  if (ec != std::errc() || ptr != body.data() + body.size()) return ParsedDouble::kNotANumber;
+  out = negative ? -x : x;
+  return ParsedDouble::kOk;
+}
+
+// Strings that a YAML reader would take for null, a bool or a number must be quoted to come
+// back as strings.
+bool needs_quotes(const std::string& s) {
+  static const std::set<std::string> kSpecial = {"~",  "null", "true", "false", "yes", "no",
+                                                 "on", "off",  "y",    "n",     ".nan"};
+  if (s.empty() || kSpecial.count(lower(s))) return true;
+  ParsedInt as_int;
+  double as_double = 0.0;
+  return parse_int(s, as_int) || parse_double(s, as_double) != ParsedDouble::kNotANumber;
+}
+
+}  // namespace
+
+void fail(const Source& src, const YAML::Mark& mark, const std::string& msg) {
+  if (src.has_lines && mark.line >= 0)
+    throw core::UsageError(one_line(fmt::format("{}:{}: {}", src.name, mark.line + 1, msg)));
+  throw core::UsageError(one_line(fmt::format("{}: {}", src.name, msg)));
+}
+
+void fail_type(const Where& where, std::string_view expected, const YAML::Node& node) {
+  std::string msg =
+      fmt::format("{}: expected {}, got {}", where.path, expected, describe_node(node));
+  if (expected == "a string" && node.IsNull()) msg += " (hint: write '' for an empty string)";
+  fail(*where.src, where.mark, msg);
+}
+
+std::string join_key(const std::string& prefix, std::string_view key) {
+  return prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
+}
+
+YAML::Mark value_mark(const YAML::Node& key, const YAML::Node& value) {
+  return value.IsNull() ? key.Mark() : value.Mark();
+}
+
+bool decode_bool(const YAML::Node& node, const Where& where) {
+  if (node.IsScalar()) {
+    if (node.Scalar() == "true") return true;
+    if (node.Scalar() == "false") return false;
+  }
+  fail_type(where, "a boolean (true or false)", node);
+}
+
+int64_t decode_signed(const YAML::Node& node, const Where& where, int64_t lo, int64_t hi) {
+  ParsedInt parsed;
+  if (!node.IsScalar() || !parse_int(node.Scalar(), parsed)) fail_type(where, "an integer", node);
+  // -(lo + 1) + 1 is |lo| without overflowing int64.
+  const uint64_t max_magnitude =
+      parsed.negative ? static_cast<uint64_t>(-(lo + 1)) + 1 : static_cast<uint64_t>(hi);
+  if (parsed.overflow || parsed.magnitude > max_magnitude)
+    fail_type(where, fmt::format("an integer in [{}, {}]", lo, hi), node);
+  // Two's complement negation in unsigned arithmetic; the conversion is exact in C++20.
+  return parsed.negative ? static_cast<int64_t>(~parsed.magnitude + 1)
+                         : static_cast<int64_t>(parsed.magnitude);
+}
+
+uint64_t decode_unsigned(const YAML::Node& node, const Where& where, uint64_t hi) {
+  ParsedInt parsed;
+  if (!node.IsScalar() || !parse_int(node.Scalar(), parsed)) fail_type(where, "an integer", node);
+  if (parsed.overflow || parsed.magnitude > hi || (parsed.negative && parsed.magnitude != 0))
+    fail_type(where, fmt::format("an integer in [0, {}]", hi), node);
+  return parsed.magnitude;
+}
+
+double decode_double(const YAML::Node& node, const Where& where) {
+  double value = 0.0;
+  if (!node.IsScalar()) fail_type(where, "a number", node);
+  switch (parse_double(node.Scalar(), value)) {
+    case ParsedDouble::kOk:
+      return value;
+    case ParsedDouble::kOutOfRange:
+      fail_type(where, "a number within double range", node);
+    case ParsedDouble::kNotANumber:
+      break;
+  }
+  fail_type(where, "a number", node);
+}
+
+std::string decode_string(const YAML::Node& node, const Where& where) {
+  if (!node.IsScalar()) fail_type(where, "a string", node);
+  return node.Scalar();
+}
+
+void check_number(const Constraint& c, double value, const YAML::Node& node, const Where& where) {
+  std::string rule;
+  switch (c.kind) {
+    case Constraint::Kind::kAny:
+      return;
+    case Constraint::Kind::kGreater:
+      if (value > c.lo) return;
+      rule = "> " + format_bound(c.lo);
+      break;
+    case Constraint::Kind::kAtLeast:
+      if (value >= c.lo) return;
+      rule = ">= " + format_bound(c.lo);
+      break;
+    case Constraint::Kind::kRange:
+      if (value >= c.lo && value <= c.hi) return;
+      rule = fmt::format("in [{}, {}]", format_bound(c.lo), format_bound(c.hi));
+      break;
+    case Constraint::Kind::kOneOf:
+      internal_constraint_error(where, "one_of()", "a number");
+  }
+  // Show the value as written ("1e-3", not "0.001") so it can be found in the source.
+  fail(*where.src, where.mark,
+       fmt::format("{}: must be {}, got {}", where.path, rule, node.Scalar()));
+}
+
+void check_string(const Constraint& c, const std::string& value, const Where& where) {
+  if (c.kind == Constraint::Kind::kAny) return;
+  if (c.kind != Constraint::Kind::kOneOf)
+    internal_constraint_error(where, constraint_name(c.kind), "a string");
+  if (std::find(c.choices.begin(), c.choices.end(), value) != c.choices.end()) return;
+  std::string msg =
+      fmt::format("{}: must be one of {}, got '{}'", where.path, join(c.choices, ", "), value);
+  if (std::string best = nearest_key(value, c.choices); !best.empty())
+    msg += fmt::format(" (did you mean '{}'?)", best);
+  fail(*where.src, where.mark, msg);
+}
+
+void check_unconstrained(const Constraint& c, const Where& where, std::string_view what) {
+  if (c.kind != Constraint::Kind::kAny)
+    internal_constraint_error(where, constraint_name(c.kind), what);
+}
+
+void check_keys(const YAML::Node& map, const std::vector<std::string>& names,
+                const std::string& prefix, const Source& src) {
+  std::set<std::string> declared;
+  for (const std::string& name : names) {
+    SB_CHECK(!name.empty() && name.find('.') == std::string::npos,
+             "config key '{}' must be a plain name without dots (fix the struct's visit())",
+             join_key(prefix, name));
+    SB_CHECK(declared.insert(name).second,
+             "config key '{}' is declared twice (fix the struct's visit())",
+             join_key(prefix, name));
+  }
+  std::set<std::string> seen;
+  for (const auto& entry : map) {
+    const YAML::Node key_node = entry.first;
+    if (!key_node.IsScalar())
+      fail(src, key_node.Mark(),
+           fmt::format("{}: keys must be plain names, got {}",
+                       prefix.empty() ? "top level" : prefix, describe_node(key_node)));
+    const std::string& key = key_node.Scalar();
+    if (!declared.count(key))
+      fail(src, key_node.Mark(), unknown_key_message(key, prefix, names, src));
+    if (!seen.insert(key).second)
+      fail(src, key_node.Mark(),
+           fmt::format("duplicate key '{}' (it appears twice in the same mapping)",
+                       join_key(prefix, key)));
+  }
+}
+
+std::string nearest_key(const std::string& key, const std::vector<std::string>& candidates) {
+  const std::string lkey = lower(key);
+  std::string best;
+  std::size_t best_distance = std::string::npos;
+  for (const std::string& candidate : candidates) {
+    const std::size_t d = edit_distance(lkey, lower(candidate));
+    // About one edit per three characters: "lrr" -> "lr", "sched" -> "schedule", but not
+    // "lr" -> "T".
+    const std::size_t limit =
+        std::max<std::size_t>(1, (std::max(key.size(), candidate.size()) + 2) / 3);
+    if (d <= limit && d < best_distance) {
+      best = candidate;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+YAML::Node load_text(const std::string& text, const std::string& source) {
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    if (e.mark.is_null())
+      throw core::UsageError(one_line(fmt::format("{}: malformed YAML: {}", source, e.msg)));
+    throw core::UsageError(one_line(fmt::format("{}:{}:{}: malformed YAML: {}", source,
+                                                e.mark.line + 1, e.mark.column + 1, e.msg)));
+  }
+  if (docs.empty()) return YAML::Node();
+  if (docs.size() > 1)
+    fail(Source{source, true, {}}, docs[1].Mark(),
+         fmt::format("found {} YAML documents separated by '---'; a config file holds one",
+                     docs.size()));
+  return docs[0];
+}
+
+std::string read_config_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    const fs::path cwd = fs::current_path(ec);
+    throw core::UsageError(
+        one_line(fmt::format("config file '{}' not found (hint: paths are relative to the current "
+                             "directory, {})",
+                             path, ec ? std::string("unknown") : cwd.string())));
+  }
+  if (fs::is_directory(path, ec))
+    throw core::UsageError(fmt::format("config file '{}' is a directory, not a YAML file", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in.is_open())
+    throw core::UsageError(
+        fmt::format("cannot read config file '{}' (hint: check permissions)", path));
+  std::stringstream text;
+  text << in.rdbuf();  // sets failbit on `text` for an empty file, which is fine
+  return text.str();
+}
+
+YAML::Node override_node(const std::string& assignment, const std::string& source) {
+  const std::size_t eq = assignment.find('=');
+  auto usage = [&] { return core::UsageError(one_line(source + ": expected key.path=value")); };
+  if (eq == std::string::npos) throw usage();
+  // Trim the key so "optim.lr = 0.1" (quoted as one argument) still works.
+  std::string key = assignment.substr(0, eq);
+  key.erase(0, key.find_first_not_of(" \t"));
+  key.erase(key.find_last_not_of(" \t") + 1);
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = key.find('.', start);
+    parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (parts.back().empty()) throw usage();
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  YAML::Node node;
+  try {
+    node = YAML::Load(assignment.substr(eq + 1));
+  } catch (const YAML::Exception& e) {
+    throw core::UsageError(one_line(fmt::format("{}: malformed YAML: {}", source, e.msg)));
+  }
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    YAML::Node map(YAML::NodeType::Map);
+    map[*it] = node;
+    node.reset(map);  // rebind; operator= would overwrite the node map[*it] refers to
+  }
+  return node;
+}
+
+void emit_double(YAML::Emitter& out, double value) {
+  if (std::isinf(value)) {
+    out << (value > 0 ? ".inf" : "-.inf");
+    return;
+  }
+  std::string s = fmt::format("{}", value);  // shortest text that reads back exactly
+  // Keep doubles recognisable as such for other YAML readers ("1" would read as an int).
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  out << s;
+}
+
+void emit_string(YAML::Emitter& out, const std::string& value) {
+  if (needs_quotes(value)) out << YAML::DoubleQuoted;
+  out << value;
+}
+
+}  // namespace seqbench::config::detail
