@@ -1,1 +1,4 @@
-int main() { return 0; }
+// seqbench_copy: the copy experiment's own binary (same as `seqbench copy`).
+#include "apps/copy/copy_experiment.hpp"
+
+int main(int argc, char** argv) { return seqbench::apps::copy_main(argc, argv); }

@@ -1,0 +1,83 @@
+// The copy experiment: copy and adding tasks (lib/data/synthetic.hpp) on a recurrent
+// model with a per-step linear head (lib/nn/seq_model.hpp).
+//   copy:   cross-entropy at every step; metric "acc" = accuracy on the last copy_len steps
+//   adding: MSE of the last step's output against the sum; metric "mse"
+// The gradient probe uses a fixed batch and the loss on the scored steps only (the last
+// copy_len outputs for copy, the last output for adding).
+#pragma once
+
+#include <memory>
+
+#include "data/synthetic.hpp"
+#include "nn/model_config.hpp"
+#include "nn/seq_model.hpp"
+#include "optim/optim_config.hpp"
+#include "train/experiment.hpp"
+#include "train/train_config.hpp"
+
+namespace seqbench::apps {
+
+struct CopyConfig {
+  data::TaskConfig task;
+  nn::ModelConfig model;
+  optim::OptimConfig optim;
+  train::TrainConfig train;
+  train::OutputConfig output;
+
+  template <class V>
+  void visit(V& v) {
+    v("task", task, "the task and its sizes");
+    v("model", model, "the recurrent model");
+    v("optim", optim, "optimizer, clipping, schedule");
+    v("train", train, "training loop");
+    v("output", output, "where results go");
+  }
+};
+
+// Paper settings (Kerg et al. 2020, copy): T=100, H=128, B=10, RMSprop lr 1e-3
+// (alpha 0.99), clip 1.0, fresh data every update, 200k updates.
+CopyConfig copy_paper_defaults();
+// The embedded default of `seqbench copy --demo` / `make demo` (about a minute here).
+extern const char* const kCopyDemoYaml;
+
+class CopyExperiment : public train::Experiment {
+ public:
+  explicit CopyExperiment(const CopyConfig& cfg);
+
+  // Fresh initial parameters from the seed (skipped when resuming from a checkpoint).
+  void init();
+
+  core::ParamStore& params() override { return ps_; }
+  train::Metrics train_step() override;
+  train::Metrics evaluate() override;
+  std::string metric() const override { return task_.classification() ? "acc" : "mse"; }
+  bool higher_is_better() const override { return task_.classification(); }
+  std::vector<double> gradnorm_probe() override;
+  size_t held_bytes() override { return model_->recurrent().held_bytes(); }
+  void save_state(train::Checkpoint& ck) const override;
+  void load_state(const train::Checkpoint& ck) override;
+
+  const data::SyntheticTask& task() const { return task_; }
+  // Evaluates on batches of another length (transfer): same model, task.T replaced.
+  train::Metrics evaluate_at(int64_t T);
+
+ private:
+  // Forward + loss (+ backward when train) on one batch; fills loss/metric.
+  train::Metrics run_batch(const data::SyntheticTask& task, const data::SeqBatch& batch,
+                           bool backward, bool scored_only, std::vector<double>* dh_norms);
+  train::Metrics eval_on(const data::SyntheticTask& task);
+
+  CopyConfig cfg_;
+  data::SyntheticTask task_;
+  core::ParamStore ps_;
+  std::unique_ptr<nn::SeqModel> model_;
+  core::Rng data_rng_;
+  data::SeqBatch batch_;
+  core::Tensor out_, dout_;
+  std::vector<float> scored_mask_;
+};
+
+// `seqbench copy ...` and the seqbench_copy binary.
+int copy_main(int argc, char** argv);
+
+}  // namespace seqbench::apps

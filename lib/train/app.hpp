@@ -1,0 +1,147 @@
+// The flow every experiment binary shares, from argv to results:
+//   parse the command line -> resolve the config (defaults < --demo < --config files <
+//   --set; with --resume the run's saved config.yaml comes first) -> build the
+//   experiment (config mistakes fail here, before anything is written) -> create the
+//   run directory and write config.yaml -> train -> summary.json, runs.csv, a table.
+// Errors print one line "seqbench <name>: error: ..." and exit 2 for config and
+// command-line mistakes, 1 for everything else; Ctrl-C writes a checkpoint and exits 130.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <functional>
+#include <string>
+
+#include "config/cli.hpp"
+#include "config/yaml_config.hpp"
+#include "core/fs.hpp"
+#include "core/threads.hpp"
+#include "report/run_id.hpp"
+#include "train/run_record.hpp"
+#include "train/signals.hpp"
+#include "train/trainer.hpp"
+
+namespace seqbench::train {
+
+template <class Cfg, class Exp>
+struct AppSpec {
+  std::string name;         // experiment name: results/<name>/, `seqbench <name>`
+  std::string description;  // one line for --help
+  std::string demo_yaml;    // the embedded default (--demo)
+  // Identity columns of runs.csv for a resolved config (label, task, model, data ...).
+  std::function<RunIdentity(const Cfg&, Exp&)> identity;
+  // Optional: extra options on the app, and a different action than training
+  // (returns an exit code, or -1 to train as usual).
+  std::function<void(CLI::App&)> add_options;
+  std::function<int(const Cfg&, Exp&)> alternative;
+};
+
+inline int report_error(const std::string& app, const std::exception& e, int code) {
+  std::fflush(stdout);
+  fmt::print(stderr, "seqbench {}: error: {}\n", app, e.what());
+  return code;
+}
+
+template <class Cfg, class Exp>
+int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
+  try {
+    CLI::App app{spec.description, "seqbench " + spec.name};
+    config::CommonOptions opts;
+    config::add_common_options(app, opts);
+    int64_t interrupt_at = -1;
+    app.add_option("--interrupt-at", interrupt_at,
+                   "testing: act as if Ctrl-C arrived after this update")
+        ->group("");  // hidden
+    if (spec.add_options) spec.add_options(app);
+    if (!config::parse_cli(app, argc, argv)) return core::kExitOk;
+
+    // Resolve the config. Command-line shorthands act like --set after everything else.
+    Cfg cfg;
+    auto shorthands = [&](Cfg& c) {
+      if (opts.seed) config::apply_override(c, fmt::format("train.seed={}", *opts.seed));
+      if (opts.threads) config::apply_override(c, fmt::format("train.threads={}", *opts.threads));
+      if (!opts.out.empty()) c.output.dir = opts.out;
+      if (!opts.run_id.empty()) c.output.run_id = opts.run_id;
+    };
+    config::resolve(cfg, opts, spec.demo_yaml);
+    shorthands(cfg);
+    std::string run_dir;
+    if (opts.resume) {
+      if (cfg.output.run_id.empty())
+        throw core::UsageError("--resume needs the run to continue: add --run-id ID (a directory "
+                               "under <output.dir>/" + spec.name + "/)");
+      run_dir = cfg.output.dir + "/" + spec.name + "/" + cfg.output.run_id;
+      const std::string saved = run_dir + "/config.yaml";
+      if (!core::file_exists(saved))
+        throw core::UsageError(fmt::format("--resume: no run at '{}' (config.yaml missing)", run_dir));
+      const std::string root = cfg.output.dir, id = cfg.output.run_id;
+      cfg = Cfg{};
+      config::apply_yaml_file(cfg, saved);
+      config::resolve(cfg, opts);
+      shorthands(cfg);
+      cfg.output.dir = root;
+      cfg.output.run_id = id;
+    }
+    if (opts.dump_config) {
+      fmt::print("{}", config::to_yaml(cfg));
+      return core::kExitOk;
+    }
+
+    core::set_threads(cfg.train.threads);
+    Exp exp(cfg);
+    if (spec.alternative) {
+      const int rc = spec.alternative(cfg, exp);
+      if (rc >= 0) return rc;
+    }
+
+    Checkpoint ck;
+    int64_t resume_step = 0;
+    if (opts.resume) {
+      ck = load_checkpoint(run_dir + "/checkpoint.sbck");
+      resume_step = std::stoll(ck.meta_at("step"));
+    } else {
+      exp.init();
+    }
+    if (cfg.output.run_id.empty()) {
+      const std::string label = cfg.output.label.empty() ? cfg.model.cell : cfg.output.label;
+      cfg.output.run_id =
+          report::make_run_id(cfg.output.dir + "/" + spec.name, label, cfg.train.seed);
+    }
+    RunFiles files(cfg.output.dir, spec.name, cfg.output.run_id, exp.metric(), opts.resume,
+                   resume_step);
+    files.write_config(config::to_yaml(cfg));
+    if (!opts.quiet)
+      fmt::print(stderr, "seqbench {}: {} run {} -> {}\n", spec.name,
+                 opts.resume ? "resuming" : "starting", cfg.output.run_id, files.dir());
+
+    install_interrupt_handler();
+    Trainer trainer(cfg.train, cfg.optim, exp, files, opts.quiet);
+    if (opts.resume) trainer.resume(ck);
+    if (interrupt_at >= 0) trainer.interrupt_after(interrupt_at);
+    const Summary s = trainer.run();
+    restore_default_handlers();
+
+    const RunIdentity record = run_record(files, spec.name, spec.identity(cfg, exp), s);
+    write_run_outputs(files, record, s);
+    if (s.status == "interrupted") {
+      fmt::print(stderr,
+                 "seqbench {}: interrupted at update {}; checkpoint written. Continue with:\n"
+                 "  seqbench {} --out {} --run-id {} --resume\n",
+                 spec.name, s.updates, spec.name, cfg.output.dir, cfg.output.run_id);
+      return core::kExitInterrupted;
+    }
+    if (!opts.quiet) fmt::print("\n{}\n", summary_table(record));
+    if (s.status == "diverged") {
+      fmt::print(stderr, "seqbench {}: error: {}\n", spec.name, s.message);
+      return core::kExitError;
+    }
+    return core::kExitOk;
+  } catch (const core::Error& e) {
+    return report_error(spec.name, e, e.exit_code());
+  } catch (const std::exception& e) {
+    return report_error(spec.name, e, core::kExitError);
+  }
+}
+
+}  // namespace seqbench::train

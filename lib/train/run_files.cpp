@@ -1,0 +1,80 @@
+#include "train/run_files.hpp"
+
+#include <fmt/format.h>
+
+#include "core/check.hpp"
+
+namespace seqbench::train {
+
+namespace {
+
+// Rewrites a CSV keeping only rows whose first column (step) is <= max_step.
+void drop_rows_after(const std::string& path, int64_t max_step) {
+  if (!core::file_exists(path)) return;
+  report::CsvTable t = report::read_csv(path);
+  std::string out = report::csv_line(t.columns);
+  for (const auto& r : t.rows)
+    if (!r.empty() && std::stoll(r[0]) <= max_step) out += report::csv_line(r);
+  core::write_file_atomic(path, out);
+}
+
+}  // namespace
+
+const std::vector<std::string>& RunFiles::metrics_columns_prefix() {
+  static const std::vector<std::string> c{"step", "split", "loss"};
+  return c;
+}
+
+const std::vector<std::string>& RunFiles::gradnorm_columns() {
+  static const std::vector<std::string> c{"step", "t", "distance", "norm"};
+  return c;
+}
+
+RunFiles::RunFiles(const std::string& root, const std::string& experiment,
+                   const std::string& run_id, const std::string& metric, bool resume,
+                   int64_t resume_step)
+    : exp_dir_(root + "/" + experiment), dir_(exp_dir_ + "/" + run_id), run_id_(run_id) {
+  if (resume) {
+    SB_CHECK(core::file_exists(dir_), "cannot resume: run directory '{}' does not exist", dir_);
+    drop_rows_after(path("metrics.csv"), resume_step);
+    drop_rows_after(path("gradnorm.csv"), resume_step);
+  } else {
+    SB_CHECK(!core::file_exists(dir_ + "/config.yaml"),
+             "run directory '{}' already holds a run (hint: choose another --run-id, or add "
+             "--resume to continue it)",
+             dir_);
+    core::make_dirs(dir_);
+  }
+  std::vector<std::string> mc = metrics_columns_prefix();
+  for (const char* c : {"", "lr", "grad_norm", "elapsed_s"}) mc.push_back(*c ? c : metric);
+  const auto mode = resume ? report::CsvWriter::Mode::Append : report::CsvWriter::Mode::Truncate;
+  metrics_ = std::make_unique<report::CsvWriter>(path("metrics.csv"), mc, mode);
+  gradnorm_ = std::make_unique<report::CsvWriter>(path("gradnorm.csv"), gradnorm_columns(), mode);
+  log_ = std::make_unique<core::AppendFile>(path("log.txt"));
+}
+
+void RunFiles::write_config(const std::string& yaml) {
+  core::write_file_atomic(path("config.yaml"), yaml);
+}
+
+void RunFiles::metrics_row(int64_t step, const std::string& split, double loss, double metric,
+                           double lr, double grad_norm, double elapsed_s) {
+  using W = report::CsvWriter;
+  metrics_->row({W::cell(step), split, W::cell(loss), W::cell(metric), W::cell(lr),
+                 W::cell(grad_norm), W::cell(elapsed_s)});
+}
+
+void RunFiles::gradnorm_rows(int64_t step, const std::vector<double>& norms) {
+  using W = report::CsvWriter;
+  const int64_t last = static_cast<int64_t>(norms.size()) - 1;
+  for (int64_t t = 0; t <= last; ++t)
+    gradnorm_->row({W::cell(step), W::cell(t), W::cell(last - t), W::cell(norms[size_t(t)])});
+}
+
+void RunFiles::log(const std::string& line) {
+  log_->write(line);
+  log_->write("\n");
+  log_->flush_sync();
+}
+
+}  // namespace seqbench::train

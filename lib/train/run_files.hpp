@@ -1,0 +1,50 @@
+// The files of one run, results/<experiment>/<run-id>/ (formats in docs/formats.md):
+//   config.yaml    the resolved config (written before training starts)
+//   metrics.csv    step,split,loss,<metric>,lr,grad_norm,elapsed_s
+//   gradnorm.csv   step,t,distance,norm
+//   log.txt        every log line
+//   checkpoint.sbck
+//   summary.json   written when the run stops (for any reason)
+// and results/<experiment>/runs.csv, one row per finished run.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/fs.hpp"
+#include "report/csv.hpp"
+
+namespace seqbench::train {
+
+class RunFiles {
+ public:
+  // Creates (or, when resuming, reopens) root/experiment/run_id. metric names the
+  // metrics.csv column after loss. When resuming from update `resume_step`, rows of
+  // metrics.csv and gradnorm.csv with a later step (written after the checkpoint, before
+  // a crash) are dropped so the resumed run does not repeat them.
+  RunFiles(const std::string& root, const std::string& experiment, const std::string& run_id,
+           const std::string& metric, bool resume, int64_t resume_step);
+
+  const std::string& dir() const { return dir_; }
+  const std::string& experiment_dir() const { return exp_dir_; }
+  const std::string& run_id() const { return run_id_; }
+  std::string path(const std::string& file) const { return dir_ + "/" + file; }
+  std::string checkpoint_path() const { return path("checkpoint.sbck"); }
+
+  void write_config(const std::string& yaml);
+  void metrics_row(int64_t step, const std::string& split, double loss, double metric, double lr,
+                   double grad_norm, double elapsed_s);
+  void gradnorm_rows(int64_t step, const std::vector<double>& norms);
+  void log(const std::string& line);  // appends "line\n" to log.txt
+
+  static const std::vector<std::string>& metrics_columns_prefix();  // step, split, loss
+  static const std::vector<std::string>& gradnorm_columns();
+
+ private:
+  std::string exp_dir_, dir_, run_id_;
+  std::unique_ptr<report::CsvWriter> metrics_, gradnorm_;
+  std::unique_ptr<core::AppendFile> log_;
+};
+
+}  // namespace seqbench::train

@@ -1,0 +1,74 @@
+#include "train/run_record.hpp"
+
+#include <fmt/format.h>
+
+#include "core/fs.hpp"
+#include "report/csv.hpp"
+#include "report/json.hpp"
+#include "report/markdown.hpp"
+
+namespace seqbench::train {
+
+namespace {
+std::string num(double v) { return fmt::format("{:.6g}", v); }
+}  // namespace
+
+RunIdentity run_record(const RunFiles& files, const std::string& experiment,
+                       const RunIdentity& identity, const Summary& s) {
+  RunIdentity r{{"run_id", files.run_id()}, {"experiment", experiment}};
+  r.insert(r.end(), identity.begin(), identity.end());
+  const RunIdentity tail{
+      {"status", s.status},
+      {"updates", std::to_string(s.updates)},
+      {"metric", s.metric},
+      {"final_metric", num(s.final_metric)},
+      {"best_metric", num(s.best_metric)},
+      {"best_step", std::to_string(s.best_step)},
+      {"final_loss", num(s.final_loss)},
+      {"updates_to_target", std::to_string(s.updates_to_target)},
+      {"seconds_to_target", num(s.seconds_to_target)},
+      {"train_seconds", num(s.train_seconds)},
+      {"ms_per_update", num(s.ms_per_update)},
+      {"peak_rss_mb", num(s.peak_rss_mb)},
+      {"held_mb", num(double(s.held_bytes) / (1024.0 * 1024.0))},
+  };
+  r.insert(r.end(), tail.begin(), tail.end());
+  return r;
+}
+
+void write_run_outputs(const RunFiles& files, const RunIdentity& record, const Summary& s) {
+  report::JsonObject j;
+  for (const auto& [k, v] : record) {
+    if (report::is_numeric_cell(v))
+      j.set(k, std::strtod(v.c_str(), nullptr));
+    else
+      j.set(k, v);
+  }
+  j.set("message", s.message);
+  core::write_file_atomic(files.path("summary.json"), j.pretty());
+  if (s.status == "interrupted") return;
+  std::vector<std::string> cols, cells;
+  for (const auto& [k, v] : record) {
+    cols.push_back(k);
+    cells.push_back(v);
+  }
+  report::CsvWriter runs(files.experiment_dir() + "/runs.csv", cols,
+                         report::CsvWriter::Mode::Append);
+  runs.row(cells);
+}
+
+std::string summary_table(const RunIdentity& record) {
+  static const char* shown[] = {"label",   "task",         "T",           "backend",
+                                "status",  "updates",      "metric",      "final_metric",
+                                "best_metric", "final_loss", "ms_per_update", "peak_rss_mb"};
+  std::vector<std::string> header, row;
+  for (const char* c : shown)
+    for (const auto& [k, v] : record)
+      if (k == c) {
+        header.push_back(k);
+        row.push_back(v);
+      }
+  return report::markdown_table(header, {row});
+}
+
+}  // namespace seqbench::train

@@ -1,0 +1,30 @@
+// What a stopped run leaves behind: summary.json in its directory and, once it has
+// finished (for any reason but an interruption), one row in <experiment>/runs.csv.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "train/run_files.hpp"
+#include "train/trainer.hpp"
+
+namespace seqbench::train {
+
+// Identity of a run, in a fixed order chosen by the experiment: label, task, T, model,
+// backend, hidden, data ... (strings, as they appear in runs.csv).
+using RunIdentity = std::vector<std::pair<std::string, std::string>>;
+
+// The full record: run_id, experiment, the identity columns, then the summary's
+// columns (status, updates, metric, final_metric, best_metric, ...). Column names are
+// stable; docs/formats.md lists them.
+RunIdentity run_record(const RunFiles& files, const std::string& experiment,
+                       const RunIdentity& identity, const Summary& s);
+
+// Writes summary.json and, unless the run was interrupted, appends to runs.csv.
+void write_run_outputs(const RunFiles& files, const RunIdentity& record, const Summary& s);
+
+// A one-row Markdown table of the most useful columns of a record.
+std::string summary_table(const RunIdentity& record);
+
+}  // namespace seqbench::train

@@ -1,0 +1,271 @@
+#include "train/trainer.hpp"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "train/signals.hpp"
+
+namespace seqbench::train {
+
+namespace {
+
+double metric_of(const Metrics& m, const std::string& name) {
+  for (const auto& [k, v] : m)
+    if (k == name) return v;
+  SB_CHECK(false, "experiment returned no '{}' metric", name);
+  return 0;
+}
+
+std::string fmt_metrics(const Metrics& m) {
+  std::string s;
+  for (const auto& [k, v] : m) s += fmt::format(" {} {:.4g}", k, v);
+  return s;
+}
+
+std::string hex(double v) { return fmt::format("{:a}", v); }  // exact round trip
+double unhex(const std::string& s) { return std::strtod(s.c_str(), nullptr); }
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+double peak_rss_mb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return double(ru.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
+Trainer::Trainer(const TrainConfig& train, const optim::OptimConfig& optim, Experiment& exp,
+                 RunFiles& files, bool quiet)
+    : cfg_(train),
+      exp_(exp),
+      files_(files),
+      quiet_(quiet),
+      opt_(optim::make_optimizer<float>(optim)),
+      sched_(optim),
+      clip_(optim.clip) {
+  SB_CHECK(exp_.params().finalized() && exp_.params().n_slots() >= opt_->n_slots(),
+           "the experiment's ParamStore must be finalized with {} optimizer slots for {}",
+           opt_->n_slots(), opt_->name());
+}
+
+void Trainer::log(const std::string& line) {
+  files_.log(line);
+  if (progress_)
+    progress_->line(line);
+  else if (!quiet_)
+    fmt::print(stderr, "{}\n", line);
+}
+
+void Trainer::save_checkpoint_now(double elapsed_s) {
+  Checkpoint ck;
+  auto& ps = exp_.params();
+  ck.set_meta("format", "seqbench-trainer");
+  ck.set_meta("step", std::to_string(step_));
+  ck.set_meta("optimizer", opt_->name());
+  ck.set_meta("optimizer_steps", std::to_string(opt_->steps()));
+  const auto st = sched_.state();
+  ck.set_meta("sched_scale", hex(st.scale));
+  ck.set_meta("sched_best", hex(st.best));
+  ck.set_meta("sched_has_best", st.has_best ? "1" : "0");
+  ck.set_meta("sched_bad", std::to_string(st.bad));
+  ck.set_meta("acc_n", std::to_string(acc_n_));
+  ck.set_meta("acc_loss", hex(acc_loss_));
+  ck.set_meta("acc_metric", hex(acc_metric_));
+  ck.set_meta("acc_gnorm", hex(acc_gnorm_));
+  ck.set_meta("has_best", has_best_ ? "1" : "0");
+  ck.set_meta("best", hex(best_));
+  ck.set_meta("best_step", std::to_string(best_step_));
+  ck.set_meta("bad_evals", std::to_string(bad_evals_));
+  ck.set_meta("updates_to_target", std::to_string(updates_to_target_));
+  ck.set_meta("seconds_to_target", hex(seconds_to_target_));
+  ck.set_meta("last_loss", hex(last_loss_));
+  ck.set_meta("last_metric", hex(last_metric_));
+  exp_.save_state(ck);
+  for (const auto& p : ps.params()) {
+    auto v = ps.values().subspan(size_t(p.offset), size_t(p.numel()));
+    ck.add_array(p.name, p.shape, std::vector<float>(v.begin(), v.end()));
+    for (int k = 0; k < opt_->n_slots(); ++k) {
+      auto s = ps.slot(k).subspan(size_t(p.offset), size_t(p.numel()));
+      ck.add_array(fmt::format("optim.slot{}/{}", k, p.name), p.shape,
+                   std::vector<float>(s.begin(), s.end()));
+    }
+  }
+  ck.set_meta("elapsed_s", hex(elapsed_s));
+  save_checkpoint(files_.checkpoint_path(), ck);
+}
+
+void Trainer::resume(const Checkpoint& ck) {
+  auto& ps = exp_.params();
+  SB_CHECK(ck.meta_at("optimizer") == opt_->name(),
+           "{}: checkpoint was written with optimizer '{}', config says '{}'", ck.path,
+           ck.meta_at("optimizer"), opt_->name());
+  for (const auto& p : ps.params()) {
+    const NamedArray& a = ck.array(p.name);
+    SB_CHECK(a.shape == p.shape, "{}: array '{}' has shape {}, the model expects {}", ck.path,
+             p.name, a.shape.str(), p.shape.str());
+    std::copy(a.data.begin(), a.data.end(), ps.values().begin() + p.offset);
+    for (int k = 0; k < opt_->n_slots(); ++k) {
+      const NamedArray& s = ck.array(fmt::format("optim.slot{}/{}", k, p.name));
+      std::copy(s.data.begin(), s.data.end(), ps.slot(k).begin() + p.offset);
+    }
+  }
+  step_ = std::stoll(ck.meta_at("step"));
+  opt_->set_steps(std::stoll(ck.meta_at("optimizer_steps")));
+  optim::LrSchedule::State st;
+  st.scale = unhex(ck.meta_at("sched_scale"));
+  st.best = unhex(ck.meta_at("sched_best"));
+  st.has_best = ck.meta_at("sched_has_best") == "1";
+  st.bad = std::stoll(ck.meta_at("sched_bad"));
+  sched_.set_state(st);
+  acc_n_ = std::stoll(ck.meta_at("acc_n"));
+  acc_loss_ = unhex(ck.meta_at("acc_loss"));
+  acc_metric_ = unhex(ck.meta_at("acc_metric"));
+  acc_gnorm_ = unhex(ck.meta_at("acc_gnorm"));
+  has_best_ = ck.meta_at("has_best") == "1";
+  best_ = unhex(ck.meta_at("best"));
+  best_step_ = std::stoll(ck.meta_at("best_step"));
+  bad_evals_ = std::stoll(ck.meta_at("bad_evals"));
+  updates_to_target_ = std::stoll(ck.meta_at("updates_to_target"));
+  seconds_to_target_ = unhex(ck.meta_at("seconds_to_target"));
+  last_loss_ = unhex(ck.meta_at("last_loss"));
+  last_metric_ = unhex(ck.meta_at("last_metric"));
+  elapsed_before_ = unhex(ck.meta_at("elapsed_s"));
+  exp_.load_state(ck);
+}
+
+void Trainer::probe() {
+  const std::vector<double> norms = exp_.gradnorm_probe();
+  files_.gradnorm_rows(step_, norms);
+}
+
+bool Trainer::validate(Summary& s) {
+  const Metrics m = exp_.evaluate();
+  const std::string name = exp_.metric();
+  last_loss_ = metric_of(m, "loss");
+  last_metric_ = metric_of(m, name);
+  const double elapsed = s.train_seconds;
+  files_.metrics_row(step_, "valid", last_loss_, last_metric_, sched_.lr(step_), 0.0, elapsed);
+  const bool hib = exp_.higher_is_better();
+  const bool better = !has_best_ || (hib ? last_metric_ > best_ : last_metric_ < best_);
+  if (better) {
+    has_best_ = true;
+    best_ = last_metric_;
+    best_step_ = step_;
+    bad_evals_ = 0;
+  } else {
+    ++bad_evals_;
+  }
+  sched_.on_eval(last_metric_, hib);
+  log(fmt::format("valid step {}{}{}", step_, fmt_metrics(m), better ? " (best)" : ""));
+  if (cfg_.target) {
+    const bool reached = hib ? last_metric_ >= *cfg_.target : last_metric_ <= *cfg_.target;
+    if (reached && updates_to_target_ < 0) {
+      updates_to_target_ = step_;
+      seconds_to_target_ = elapsed;
+    }
+    if (reached) {
+      s.status = "target_reached";
+      s.message = fmt::format("validation {} {:.4g} reached the target {:.4g} at update {}", name,
+                              last_metric_, *cfg_.target, step_);
+      return true;
+    }
+  }
+  if (cfg_.patience > 0 && bad_evals_ >= cfg_.patience) {
+    s.status = "early_stopped";
+    s.message = fmt::format("no improvement of validation {} in {} validations", name,
+                            cfg_.patience);
+    return true;
+  }
+  return false;
+}
+
+Summary Trainer::run() {
+  Summary s;
+  s.metric = exp_.metric();
+  auto& ps = exp_.params();
+  const std::string name = exp_.metric();
+  progress_ = std::make_unique<Progress>(cfg_.steps, step_, stderr, quiet_);
+  const auto t_start = Clock::now();
+  const int64_t first = step_;
+  double grad_norm = 0;
+  auto elapsed = [&] { return elapsed_before_ + seconds_since(t_start); };
+  bool stop = false;
+  if (cfg_.gradnorm_every > 0 && step_ == 0) probe();
+  while (!stop && step_ < cfg_.steps) {
+    ps.zero_grad();
+    const Metrics m = exp_.train_step();
+    const double loss = metric_of(m, "loss");
+    grad_norm = optim::grad_norm(ps);
+    if (!std::isfinite(loss) || !std::isfinite(grad_norm)) {
+      s.status = "diverged";
+      s.message = fmt::format(
+          "training diverged at update {}: loss {}, gradient norm {} (hint: lower optim.lr or "
+          "set optim.clip; the last checkpoint is untouched)",
+          step_ + 1, loss, grad_norm);
+      break;
+    }
+    if (clip_ > 0) optim::clip_grad_norm(ps, clip_);
+    opt_->step(ps, sched_.lr(step_));
+    ++step_;
+    acc_n_ += 1;
+    acc_loss_ += loss;
+    acc_metric_ += metric_of(m, name);
+    acc_gnorm_ += grad_norm;
+    s.train_seconds = elapsed();
+    if (step_ % cfg_.log_every == 0 || step_ == cfg_.steps) {
+      const double n = double(acc_n_);
+      files_.metrics_row(step_, "train", acc_loss_ / n, acc_metric_ / n, sched_.lr(step_ - 1),
+                         acc_gnorm_ / n, s.train_seconds);
+      if (!progress_->is_tty() && !quiet_)
+        log(fmt::format("train step {}/{} loss {:.4g} {} {:.4g} lr {:.3g} |g| {:.3g}", step_,
+                        cfg_.steps, acc_loss_ / n, name, acc_metric_ / n, sched_.lr(step_ - 1),
+                        acc_gnorm_ / n));
+      else
+        files_.log(fmt::format("train step {} loss {:.6g} {} {:.6g}", step_, acc_loss_ / n, name,
+                               acc_metric_ / n));
+      acc_n_ = 0;
+      acc_loss_ = acc_metric_ = acc_gnorm_ = 0;
+    }
+    progress_->update(step_, {{"loss", loss}, {name, metric_of(m, name)}});
+    if (cfg_.gradnorm_every > 0 && step_ % cfg_.gradnorm_every == 0) probe();
+    if ((cfg_.eval_every > 0 && step_ % cfg_.eval_every == 0) || step_ == cfg_.steps)
+      stop = validate(s);
+    s.train_seconds = elapsed();
+    if (cfg_.checkpoint_every > 0 && step_ % cfg_.checkpoint_every == 0)
+      save_checkpoint_now(s.train_seconds);
+    if (!stop && (interrupted() || step_ == interrupt_at_)) {
+      s.status = "interrupted";
+      s.message = fmt::format("interrupted at update {}", step_);
+      break;
+    }
+  }
+  progress_->finish();
+  s.train_seconds = elapsed();
+  if (s.status == "running") {
+    s.status = "finished";
+    s.message = fmt::format("finished {} updates", step_);
+  }
+  if (s.status != "diverged") save_checkpoint_now(s.train_seconds);
+  s.updates = step_;
+  s.final_loss = last_loss_;
+  s.final_metric = last_metric_;
+  s.best_metric = best_;
+  s.best_step = best_step_;
+  s.updates_to_target = updates_to_target_;
+  s.seconds_to_target = seconds_to_target_;
+  const int64_t done = step_ - first;
+  s.ms_per_update = done > 0 ? 1000.0 * seconds_since(t_start) / double(done) : 0.0;
+  s.peak_rss_mb = peak_rss_mb();
+  s.held_bytes = exp_.held_bytes();
+  log(s.message);
+  return s;
+}
+
+}  // namespace seqbench::train

@@ -1,0 +1,188 @@
+// End-to-end tests of the copy experiment's binaries: config errors, results files,
+// interruption and bit-exact resume, the front door.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cli/cli_util.hpp"
+#include "report/csv.hpp"
+#include "train/checkpoint.hpp"
+
+using namespace seqbench;
+using clitest::run;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kCopy = SEQBENCH_COPY_BIN;
+const std::string kFront = SEQBENCH_FRONT_BIN;
+
+const char* kTiny = R"(task: {name: copy, T: 4, copy_len: 3, n_symbols: 4}
+model: {hidden: 8}
+optim: {name: adam, lr: 0.01}
+train: {batch: 4, steps: 30, log_every: 5, eval_every: 10, eval_batches: 2, gradnorm_every: 10, threads: 2}
+output: {dir: results}
+)";
+
+std::string only_run_dir(const std::string& root) {
+  std::string found;
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(root + "/results/copy"))
+    if (e.is_directory()) found = e.path().string(), ++n;
+  EXPECT_EQ(n, 1);
+  return found;
+}
+
+}  // namespace
+
+struct BadConfig {
+  const char* name;
+  const char* yaml;
+  int line;
+  const char* must_contain;
+};
+
+void PrintTo(const BadConfig& b, std::ostream* os) { *os << b.name; }
+
+class CopyConfigErrors : public ::testing::TestWithParam<BadConfig> {};
+
+TEST_P(CopyConfigErrors, ExitTwoWithOneLineNamingKeyAndLineAndWriteNothing) {
+  const BadConfig& bad = GetParam();
+  const std::string dir = clitest::fresh_dir(bad.name);
+  clitest::write(dir + "/bad.yaml", bad.yaml);
+  const auto r = run(kCopy + " --config bad.yaml", dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("bad.yaml:" + std::to_string(bad.line)), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(bad.must_contain), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/results")) << "a failed config must not create results/";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kinds, CopyConfigErrors,
+    ::testing::Values(
+        BadConfig{"unknown_key", "task: {T: 5}\noptim:\n  lrr: 0.1\n", 3,
+                  "unknown key 'optim.lrr' (did you mean 'optim.lr'?)"},
+        BadConfig{"wrong_type", "train:\n  batch: many\n", 2, "train.batch: expected an integer"},
+        BadConfig{"bad_value", "model:\n  hidden: 8\n  backend: cudnn\n", 3, "model.backend"},
+        BadConfig{"out_of_range", "optim:\n  lr: -1\n", 2, "optim.lr: must be > 0"},
+        BadConfig{"malformed", "task:\n  T: [1, 2\n", 3, "malformed YAML"}),
+    [](const auto& p) { return std::string(p.param.name); });
+
+TEST(CopyCli, MissingConfigFileAndBadOptionAreUsageErrors) {
+  const std::string dir = clitest::fresh_dir("x");
+  auto r = run(kCopy + " --config nope.yaml", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("nope.yaml"), std::string::npos) << r.err;
+  r = run(kCopy + " --bogus", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  r = run(kCopy + " --demo --set model.backend=onednn --set train.bptt=3", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("model.backend: ours"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/results"));
+}
+
+TEST(CopyCli, DumpConfigShowsResolvedValuesLaterSourcesWin) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/a.yaml", "model: {hidden: 16}\ntrain: {steps: 7}\n");
+  clitest::write(dir + "/b.yaml", "model: {hidden: 32}\n");
+  const auto r = run(kCopy + " --config a.yaml --config b.yaml --set train.batch=3 --dump-config", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("hidden: 32"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("steps: 7"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("batch: 3"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir + "/results"));
+}
+
+TEST(CopyCli, WritesEveryResultsFileWithDocumentedColumns) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  const auto r = run(kCopy + " --config tiny.yaml --run-id r1", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string run_dir = dir + "/results/copy/r1";
+  for (const char* f : {"config.yaml", "metrics.csv", "summary.json", "gradnorm.csv", "log.txt",
+                        "checkpoint.sbck"})
+    EXPECT_TRUE(fs::exists(run_dir + "/" + f)) << f;
+  const auto metrics = report::read_csv(run_dir + "/metrics.csv");
+  EXPECT_EQ(metrics.columns, (std::vector<std::string>{"step", "split", "loss", "acc", "lr",
+                                                       "grad_norm", "elapsed_s"}));
+  int train_rows = 0, valid_rows = 0;
+  for (const auto& row : metrics.rows) (row[1] == "train" ? train_rows : valid_rows)++;
+  EXPECT_EQ(train_rows, 6);  // every 5 of 30 updates
+  EXPECT_EQ(valid_rows, 3);  // every 10
+  const auto grad = report::read_csv(run_dir + "/gradnorm.csv");
+  EXPECT_EQ(grad.columns, (std::vector<std::string>{"step", "t", "distance", "norm"}));
+  // Probes at steps 0, 10, 20, 30, each covering all L = T + 2 copy_len = 10 steps.
+  EXPECT_EQ(grad.rows.size(), 4u * 10u);
+  EXPECT_EQ(grad.rows[0][2], "9");  // t = 0 is 9 steps before the last output
+  EXPECT_GT(std::stod(grad.rows[9][3]), 0.0);
+  const auto runs = report::read_csv(dir + "/results/copy/runs.csv");
+  ASSERT_EQ(runs.rows.size(), 1u);
+  for (const char* c : {"run_id", "experiment", "label", "task", "T", "model", "backend", "hidden",
+                        "params", "status", "updates", "metric", "final_metric", "best_metric",
+                        "train_seconds", "ms_per_update", "peak_rss_mb", "data"})
+    EXPECT_TRUE(runs.has(c)) << c;
+  EXPECT_EQ(runs.rows[0][runs.col("status")], "finished");
+  EXPECT_EQ(runs.rows[0][runs.col("updates")], "30");
+  EXPECT_EQ(runs.rows[0][runs.col("data")], "synthetic");
+  const std::string summary = clitest::slurp(run_dir + "/summary.json");
+  EXPECT_NE(summary.find("\"status\": \"finished\""), std::string::npos) << summary;
+  EXPECT_NE(r.out.find("| label"), std::string::npos) << "Markdown summary table on stdout";
+  // The same run id again is refused without --resume, and nothing is overwritten.
+  const auto again = run(kCopy + " --config tiny.yaml --run-id r1", dir);
+  EXPECT_EQ(again.code, 1);
+  EXPECT_NE(again.err.find("--resume"), std::string::npos) << again.err;
+  EXPECT_EQ(report::read_csv(dir + "/results/copy/runs.csv").rows.size(), 1u);
+}
+
+class CopyResume : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CopyResume, InterruptedThenResumedEqualsUninterruptedBitForBit) {
+  const std::string dir = clitest::fresh_dir(GetParam());
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  const std::string common =
+      kCopy + " --config tiny.yaml --set model.backend=" + GetParam() + " --set optim.name=rmsprop --set optim.momentum=0.5";
+  auto full = run(common + " --run-id full", dir);
+  ASSERT_EQ(full.code, 0) << full.err;
+  auto part = run(common + " --run-id part --interrupt-at 17", dir);
+  ASSERT_EQ(part.code, 130) << part.err;
+  EXPECT_NE(part.err.find("--resume"), std::string::npos) << part.err;
+  EXPECT_EQ(report::read_csv(dir + "/results/copy/runs.csv").rows.size(), 1u)
+      << "an interrupted run is not a finished run";
+  auto rest = run(kCopy + " --run-id part --resume", dir);
+  ASSERT_EQ(rest.code, 0) << rest.err;
+
+  const auto a = train::load_checkpoint(dir + "/results/copy/full/checkpoint.sbck");
+  const auto b = train::load_checkpoint(dir + "/results/copy/part/checkpoint.sbck");
+  ASSERT_EQ(a.arrays.size(), b.arrays.size());
+  for (size_t i = 0; i < a.arrays.size(); ++i) {
+    EXPECT_EQ(a.arrays[i].name, b.arrays[i].name);
+    EXPECT_EQ(a.arrays[i].data, b.arrays[i].data) << a.arrays[i].name << " differs";
+  }
+  EXPECT_EQ(a.meta_at("step"), "30");
+  EXPECT_EQ(b.meta_at("step"), "30");
+  // The metrics of both runs agree row by row (except wall-clock), with no duplicates.
+  const auto ma = report::read_csv(dir + "/results/copy/full/metrics.csv");
+  const auto mb = report::read_csv(dir + "/results/copy/part/metrics.csv");
+  ASSERT_EQ(ma.rows.size(), mb.rows.size());
+  for (size_t i = 0; i < ma.rows.size(); ++i)
+    for (int c = 0; c < 6; ++c) EXPECT_EQ(ma.rows[i][c], mb.rows[i][c]) << "row " << i;
+  EXPECT_EQ(report::read_csv(dir + "/results/copy/runs.csv").rows.size(), 2u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, CopyResume, ::testing::Values("ours", "onednn"));
+
+TEST(FrontDoor, DispatchesToTheExperimentAndRejectsUnknownOnes) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  auto r = run(kFront + " copy --config tiny.yaml --set train.steps=5 -q", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(only_run_dir(dir).empty());
+  r = run(kFront + " kopy", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown experiment 'kopy' (have: copy"), std::string::npos) << r.err;
+  r = run(kFront, dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("usage"), std::string::npos);
+}
