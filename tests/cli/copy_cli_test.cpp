@@ -186,3 +186,43 @@ TEST(FrontDoor, DispatchesToTheExperimentAndRejectsUnknownOnes) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("usage"), std::string::npos);
 }
+
+TEST(CopyCli, DivergenceStopsWithOneLineErrorAndKeepsWhatWasWritten) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  // Plain SGD with an absurd step and no clipping overflows within a few updates.
+  const auto r = run(kCopy + " --config tiny.yaml --run-id boom --set optim.name=sgd "
+                             "--set optim.lr=3e38 --set optim.clip=0",
+                     dir);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("error: training diverged at update"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("hint: lower optim.lr"), std::string::npos) << r.err;
+  const std::string run_dir = dir + "/results/copy/boom";
+  EXPECT_TRUE(fs::exists(run_dir + "/config.yaml"));
+  EXPECT_NE(clitest::slurp(run_dir + "/summary.json").find("\"status\": \"diverged\""),
+            std::string::npos);
+  const auto runs = report::read_csv(dir + "/results/copy/runs.csv");
+  ASSERT_EQ(runs.rows.size(), 1u);
+  EXPECT_EQ(runs.rows[0][runs.col("status")], "diverged");
+}
+
+TEST(CopyCli, ResumeFromCorruptOrMissingCheckpointFailsNamingTheFile) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  ASSERT_EQ(run(kCopy + " --config tiny.yaml --run-id r --interrupt-at 3", dir).code, 130);
+  const std::string ck = dir + "/results/copy/r/checkpoint.sbck";
+  const std::string bytes = clitest::slurp(ck);
+  clitest::write(ck, bytes.substr(0, bytes.size() / 2));
+  auto r = run(kCopy + " --run-id r --resume", dir);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("checkpoint.sbck"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
+  fs::remove(ck);
+  r = run(kCopy + " --run-id r --resume", dir);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("checkpoint.sbck"), std::string::npos) << r.err;
+  r = run(kCopy + " --run-id nosuch --resume", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no run at"), std::string::npos) << r.err;
+}

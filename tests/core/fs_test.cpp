@@ -8,35 +8,28 @@
 #include <string>
 
 #include "core/check.hpp"
+#include "test_util.hpp"
 
 using namespace seqbench::core;
 namespace stdfs = std::filesystem;
 
-namespace {
+// "'path'" as error messages print it (built piecewise: GCC 12 warns falsely on a + b + c).
+static std::string quoted(const std::string& s) {
+  std::string q = "'";
+  q += s;
+  q += "'";
+  return q;
+}
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/seqbench_fs_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { stdfs::remove_all(path); }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-};
+using seqbench::testutil::TempDir;
+using seqbench::testutil::message_of;
+
+namespace {
 
 int count_entries(const std::string& dir) {
   int n = 0;
   for ([[maybe_unused]] const auto& e : stdfs::directory_iterator(dir)) ++n;
   return n;
-}
-
-std::string message_of(auto&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no exception)";
 }
 
 }  // namespace
@@ -68,7 +61,7 @@ TEST(Fs, AtomicWriteToMissingDirectoryThrowsNamingPath) {
   TempDir dir;
   const std::string p = dir / "no/such/dir/out.csv";
   std::string m = message_of([&] { write_file_atomic(p, "x"); });
-  EXPECT_NE(m.find("'" + p + "'"), std::string::npos) << m;
+  EXPECT_NE(m.find(quoted(p)), std::string::npos) << m;
   EXPECT_NE(m.find("No such file or directory"), std::string::npos) << m;
   EXPECT_NE(m.find("hint:"), std::string::npos) << m;
   EXPECT_EQ(count_entries(dir.path), 0);
@@ -108,9 +101,9 @@ TEST(Fs, MakeDirsAndFileExists) {
   make_dirs("");
   write_file_atomic(dir / "file", "x");
   std::string m = message_of([&] { make_dirs(dir / "file"); });
-  EXPECT_NE(m.find("'" + (dir / "file") + "'"), std::string::npos) << m;
+  EXPECT_NE(m.find(quoted((dir / "file"))), std::string::npos) << m;
   std::string m2 = message_of([&] { make_dirs(dir / "file/sub"); });
-  EXPECT_NE(m2.find("'" + (dir / "file/sub") + "'"), std::string::npos) << m2;
+  EXPECT_NE(m2.find(quoted((dir / "file/sub"))), std::string::npos) << m2;
 }
 
 TEST(Fs, AppendFileAppendsAcrossOpens) {
@@ -135,7 +128,7 @@ TEST(Fs, AppendFileAppendsAcrossOpens) {
 TEST(Fs, AppendFileErrors) {
   TempDir dir;
   std::string m = message_of([&] { AppendFile f(dir / "nodir/log.txt"); });
-  EXPECT_NE(m.find("'" + (dir / "nodir/log.txt") + "'"), std::string::npos) << m;
+  EXPECT_NE(m.find(fmt::format("'{}'", dir / "nodir/log.txt")), std::string::npos) << m;
   // /dev/full accepts the open but every write fails with ENOSPC.
   AppendFile full("/dev/full");
   std::string w = message_of([&] { full.write("row\n"); });

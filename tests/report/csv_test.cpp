@@ -10,31 +10,13 @@
 #include "core/check.hpp"
 #include "core/fs.hpp"
 
+#include "test_util.hpp"
+
 using namespace seqbench;
 using report::CsvWriter;
 
-namespace {
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/seqbench_csv_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-};
-
-std::string message_of(auto&& fn) {
-  try {
-    fn();
-  } catch (const core::Error& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
-
-}  // namespace
+using testutil::TempDir;
+using testutil::message_of;
 
 TEST(Csv, CellFormatsRoundTripDoubles) {
   EXPECT_EQ(CsvWriter::cell(0.1), "0.1");

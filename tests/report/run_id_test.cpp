@@ -7,20 +7,12 @@
 
 #include "core/check.hpp"
 
+#include "test_util.hpp"
+
 using namespace seqbench;
 
-namespace {
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/seqbench_runid_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
-
-}  // namespace
+using testutil::TempDir;
+using testutil::message_of;
 
 TEST(RunId, FormatAndUniqueSuffix) {
   TempDir dir;

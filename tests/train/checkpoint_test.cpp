@@ -10,29 +10,15 @@
 #include "core/check.hpp"
 #include "core/fs.hpp"
 
+#include "test_util.hpp"
+
 using namespace seqbench;
 using train::Checkpoint;
 
+using testutil::TempDir;
+using testutil::message_of;
+
 namespace {
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/seqbench_ckpt_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-};
-
-std::string message_of(auto&& fn) {
-  try {
-    fn();
-  } catch (const core::Error& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
 
 std::vector<float> iota(int64_t n, float scale) {
   std::vector<float> v(static_cast<size_t>(n));
