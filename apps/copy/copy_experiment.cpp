@@ -1,5 +1,6 @@
 #include "apps/copy/copy_experiment.hpp"
 
+#include "apps/copy/demo_config.hpp"
 #include "nn/loss.hpp"
 #include "optim/optimizer.hpp"
 
@@ -16,13 +17,7 @@ void ensure(core::Tensor& t, core::Shape s) {
 
 CopyConfig copy_paper_defaults() { return CopyConfig{}; }
 
-const char* const kCopyDemoYaml = R"(# seqbench copy --demo: an LSTM learns to copy 10 symbols across a short delay.
-task: {name: copy, T: 10}
-model: {cell: lstm, hidden: 64, backend: onednn}
-optim: {name: adam, lr: 0.005, clip: 1.0}
-train: {batch: 32, steps: 1500, eval_every: 100, log_every: 100, target: 0.99, gradnorm_every: 500}
-output: {label: lstm-demo}
-)";
+const char* const kCopyDemoYaml = kCopyDemoYamlText;
 
 CopyExperiment::CopyExperiment(const CopyConfig& cfg)
     : cfg_(cfg), task_(cfg.task), data_rng_(core::Rng::derive(cfg.train.seed, kData)) {

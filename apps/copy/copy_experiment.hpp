@@ -37,7 +37,8 @@ struct CopyConfig {
 // Paper settings (Kerg et al. 2020, copy): T=100, H=128, B=10, RMSprop lr 1e-3
 // (alpha 0.99), clip 1.0, fresh data every update, 200k updates.
 CopyConfig copy_paper_defaults();
-// The embedded default of `seqbench copy --demo` / `make demo` (about a minute here).
+// The embedded default of `seqbench copy --demo` / `make demo`: configs/copy/lstm_small.yaml,
+// embedded at build time.
 extern const char* const kCopyDemoYaml;
 
 class CopyExperiment : public train::Experiment {

@@ -226,3 +226,22 @@ TEST(CopyCli, ResumeFromCorruptOrMissingCheckpointFailsNamingTheFile) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("no run at"), std::string::npos) << r.err;
 }
+
+TEST(CopyCli, AddingTaskRunsAndReportsMse) {
+  const std::string dir = clitest::fresh_dir("x");
+  const auto r = run(kCopy + " --demo --run-id add --set task.name=adding --set task.T=8 "
+                             "--set train.steps=20 --set train.eval_every=10 --set train.target=null "
+                             "--set model.hidden=8 -q",
+                     dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto metrics = report::read_csv(dir + "/results/copy/add/metrics.csv");
+  EXPECT_EQ(metrics.columns[3], "mse");
+  const auto runs = report::read_csv(dir + "/results/copy/runs.csv");
+  EXPECT_EQ(runs.rows[0][runs.col("metric")], "mse");
+  const double mse = std::stod(runs.rows[0][runs.col("final_metric")]);
+  EXPECT_GT(mse, 0.0);
+  EXPECT_LT(mse, 5.0);
+  // Adding probes look at the last output only: gradnorm rows cover all T = 8 steps.
+  const auto grad = report::read_csv(dir + "/results/copy/add/gradnorm.csv");
+  EXPECT_EQ(grad.rows.size() % 8, 0u);
+}
