@@ -141,11 +141,17 @@ core::AppendFile CsvWriter::open(const std::string& path, const std::vector<std:
   return core::AppendFile(path);
 }
 
-void CsvWriter::row(const std::vector<std::string>& cells) {
-  if (cells.size() != columns_.size())
-    throw core::Error(fmt::format("{}: row has {} cells, expected {} (columns: {})", path(),
-                                  cells.size(), columns_.size(), joined(columns_)));
-  file_.write(csv_line(cells));
+void CsvWriter::row(const std::vector<std::string>& cells) { rows({cells}); }
+
+void CsvWriter::rows(const std::vector<std::vector<std::string>>& block) {
+  std::string text;
+  for (const auto& cells : block) {
+    if (cells.size() != columns_.size())
+      throw core::Error(fmt::format("{}: row has {} cells, expected {} (columns: {})", path(),
+                                    cells.size(), columns_.size(), joined(columns_)));
+    text += csv_line(cells);
+  }
+  file_.write(text);
   file_.flush_sync();
 }
 

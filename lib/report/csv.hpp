@@ -30,6 +30,8 @@ class CsvWriter {
   // Cells are plain values (not yet CSV-encoded): row() quotes whatever needs it, so
   // any string is safe here. cells.size() must equal the number of columns.
   void row(const std::vector<std::string>& cells);
+  // Several rows with one write and one fsync (e.g. a gradient probe's T rows).
+  void rows(const std::vector<std::vector<std::string>>& block);
 
   // Format values for row(): {cell(step), cell(loss), cell(model_name)}.
   static std::string cell(double v);

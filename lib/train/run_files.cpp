@@ -67,8 +67,11 @@ void RunFiles::metrics_row(int64_t step, const std::string& split, double loss, 
 void RunFiles::gradnorm_rows(int64_t step, const std::vector<double>& norms) {
   using W = report::CsvWriter;
   const int64_t last = static_cast<int64_t>(norms.size()) - 1;
+  std::vector<std::vector<std::string>> block;
+  block.reserve(norms.size());
   for (int64_t t = 0; t <= last; ++t)
-    gradnorm_->row({W::cell(step), W::cell(t), W::cell(last - t), W::cell(norms[size_t(t)])});
+    block.push_back({W::cell(step), W::cell(t), W::cell(last - t), W::cell(norms[size_t(t)])});
+  gradnorm_->rows(block);
 }
 
 void RunFiles::log(const std::string& line) {

@@ -134,3 +134,16 @@ TEST(Csv, ReaderAcceptsCrlfAndRejectsBrokenFiles) {
   std::string e = message_of([] { report::parse_csv("", "h.csv"); });
   EXPECT_NE(e.find("h.csv: empty file"), std::string::npos) << e;
 }
+
+TEST(CsvWriter, RowsWritesABlockAndChecksEveryRow) {
+  TempDir dir;
+  const std::string p = dir / "block.csv";
+  {
+    CsvWriter w(p, {"step", "t"}, CsvWriter::Mode::Truncate);
+    w.rows({{"1", "0"}, {"1", "1"}, {"1", "2"}});
+    EXPECT_THROW(w.rows({{"2", "0"}, {"2"}}), core::Error);
+  }
+  const auto t = report::read_csv(p);
+  ASSERT_EQ(t.rows.size(), 3u);  // the rejected block wrote nothing
+  EXPECT_EQ(t.rows[2][1], "2");
+}
