@@ -1,5 +1,6 @@
 #include "backend/dnnl_lstm.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
@@ -103,9 +104,10 @@ struct DnnlLstm::Impl {
 
     size_t bytes_held() const {
       size_t n = 0;
-      for (const memory* m : {&x, &h0, &c0, &y, &hT, &cT, &workspace, &fwd_scratch, &dy, &dhT, &dcT,
-                              &dx, &dh0, &dc0, &dw_x, &dw_h, &db, &bwd_scratch})
+      for (const memory* m : {&x, &h0, &c0, &y, &hT, &cT, &workspace, &dy, &dhT, &dcT, &dx, &dh0,
+                              &dc0, &dw_x, &dw_h, &db})
         n += bytes(*m);
+      n += std::max(bytes(fwd_scratch), bytes(bwd_scratch));  // one shared buffer
       // Primitive-layout weights alias the ldigo copies when no reorder is needed.
       if (w_x_to_fwd) n += bytes(w_x_fwd);
       if (w_h_to_fwd) n += bytes(w_h_fwd);
@@ -234,7 +236,15 @@ struct DnnlLstm::Impl {
     e.add_dw_x = make_accumulating_reorder(e.dw_x.get_desc(), w_x_md);
     e.add_dw_h = make_accumulating_reorder(e.dw_h.get_desc(), w_h_md);
     e.add_db = make_accumulating_reorder(e.db.get_desc(), b_md);
-    e.bwd_scratch = memory(e.bwd_pd.scratchpad_desc(), eng);
+    // Forward and backward never run at once and keep nothing in their scratchpads
+    // between calls (the workspace carries what backward needs), so they share one
+    // buffer, the larger of the two. At T=784, B=100, H=128 each is ~790 MB.
+    if (e.bwd_pd.scratchpad_desc().get_size() <= bytes(e.fwd_scratch)) {
+      e.bwd_scratch = memory(e.bwd_pd.scratchpad_desc(), eng, e.fwd_scratch.get_data_handle());
+    } else {
+      e.bwd_scratch = memory(e.bwd_pd.scratchpad_desc(), eng);
+      e.fwd_scratch = memory(e.fwd_pd.scratchpad_desc(), eng, e.bwd_scratch.get_data_handle());
+    }
     e.has_bwd = true;
   }
 };
