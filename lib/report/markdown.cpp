@@ -98,15 +98,21 @@ std::string markdown_table(const std::vector<std::string>& header,
     std::string out = "|";
     for (size_t c = 0; c < ncol; ++c) {
       std::string pad(width[c] - display_width(r[c]), ' ');
-      out += " " + (right[c] ? pad + r[c] : r[c] + pad) + " |";
+      // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on " " + (a + b) at -O3.
+      out += ' ';
+      out += right[c] ? pad : r[c];
+      out += right[c] ? r[c] : pad;
+      out += " |";
     }
     return out + "\n";
   };
   std::string out = line(cells[0]);
   out += "|";
-  for (size_t c = 0; c < ncol; ++c)
-    out +=
-        " " + (right[c] ? std::string(width[c] - 1, '-') + ":" : std::string(width[c], '-')) + " |";
+  for (size_t c = 0; c < ncol; ++c) {
+    out += ' ';
+    out.append(right[c] ? width[c] - 1 : width[c], '-');
+    out += right[c] ? ": |" : " |";
+  }
   out += "\n";
   for (size_t r = 1; r < cells.size(); ++r) out += line(cells[r]);
   return out;
