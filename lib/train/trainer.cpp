@@ -194,7 +194,6 @@ Summary Trainer::run() {
   progress_ = std::make_unique<Progress>(cfg_.steps, step_, stderr, quiet_);
   const auto t_start = Clock::now();
   const int64_t first = step_;
-  double grad_norm = 0;
   auto elapsed = [&] { return elapsed_before_ + seconds_since(t_start); };
   bool stop = false;
   if (cfg_.gradnorm_every > 0 && step_ == 0) probe();
@@ -202,7 +201,8 @@ Summary Trainer::run() {
     ps.zero_grad();
     const Metrics m = exp_.train_step();
     const double loss = metric_of(m, "loss");
-    grad_norm = optim::grad_norm(ps);
+    // The norm before clipping; clipping leaves non-finite gradients untouched.
+    const double grad_norm = clip_ > 0 ? optim::clip_grad_norm(ps, clip_) : optim::grad_norm(ps);
     if (!std::isfinite(loss) || !std::isfinite(grad_norm)) {
       s.status = "diverged";
       s.message = fmt::format(
@@ -211,8 +211,8 @@ Summary Trainer::run() {
           step_ + 1, loss, grad_norm);
       break;
     }
-    if (clip_ > 0) optim::clip_grad_norm(ps, clip_);
     opt_->step(ps, sched_.lr(step_));
+    for (const auto& hook : hooks_) hook();
     ++step_;
     acc_n_ += 1;
     acc_loss_ += loss;

@@ -52,6 +52,8 @@ class Trainer {
   // Restores everything from a checkpoint written by this Trainer.
   void resume(const Checkpoint& ck);
   Summary run();
+  // Runs after every optimizer step (e.g. a stability projection of the weights).
+  void add_post_step_hook(optim::PostStepHook hook) { hooks_.push_back(std::move(hook)); }
   // For tests: behave as if Ctrl-C arrived right after this update.
   void interrupt_after(int64_t update) { interrupt_at_ = update; }
 
@@ -68,6 +70,7 @@ class Trainer {
   std::unique_ptr<optim::Optimizer<float>> opt_;
   optim::LrSchedule sched_;
   double clip_;
+  std::vector<optim::PostStepHook> hooks_;
   int64_t step_ = 0;  // updates done
   int64_t interrupt_at_ = -1;
   // Interval accumulators (training means between metrics rows).
