@@ -61,7 +61,7 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
     for (int64_t t = 0; t < steps; ++t) {
       T* s_prev = st + t * b * S;
       T* s = s_prev + b * S;
-      cell_.step_forward(b, xp_.data() + t * b * P, s_prev, s, cache_.data() + t * b * C);
+      cell_.step_forward(t, b, xp_.data() + t * b * P, s_prev, s, cache_.data() + t * b * C);
       T* yt = y.data + t * b * H;
       for (int64_t r = 0; r < b; ++r) std::copy_n(s + r * S, H, yt + r * H);
     }
@@ -90,8 +90,8 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
         (*dh_norms)[static_cast<size_t>(t)] = std::sqrt(sq);
       }
       // dL/da_t overwrites the input projection of step t, which is no longer needed.
-      cell_.step_backward(b, st + t * b * S, cache_.data() + t * b * C, ds, xp_.data() + t * b * P,
-                          ds_prev);
+      cell_.step_backward(t, b, st + t * b * S, cache_.data() + t * b * C, ds,
+                          xp_.data() + t * b * P, ds_prev);
       // Truncation: no gradient into s_{t} from chunk [t, t+k) when t is a cut.
       if (bptt_ > 0 && t > 0 && t % bptt_ == 0) std::fill_n(ds_prev, b * S, T(0));
       std::swap(ds, ds_prev);
@@ -100,7 +100,7 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
       core::check_shape(ds0, core::Shape{b, S}, "Recurrent.backward ds0");
       std::copy_n(ds, b * S, ds0.data);
     }
-    cell_.recurrent_weight_backward(steps * b, st, xp_.data());
+    cell_.recurrent_weight_backward(steps * b, st, xp_.data(), cache_.data());
     if (dx.data) core::check_shape(dx, x_.shape, "Recurrent.backward dx");
     cell_.input_backward(steps * b, x_.data, xp_.data(), dx.data);
   }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "gradcheck.hpp"
+#include "nn/cell_check.hpp"
 #include "nn/cells/lstm.hpp"
 #include "nn/recurrent.hpp"
 
@@ -39,72 +40,36 @@ struct LstmFixture {
 
 }  // namespace
 
+namespace {
+nn::LstmCell<double> make_lstm(core::ParamStoreT<double>& ps, int64_t in, int64_t hidden) {
+  return nn::LstmCell<double>(ps, "lstm", in, hidden);
+}
+}  // namespace
+
 class LstmGrad : public ::testing::TestWithParam<std::tuple<int, int, int, int>> {};
 
 TEST_P(LstmGrad, FullBpttMatchesFiniteDifferences) {
   auto [T, B, I, H] = GetParam();
-  LstmFixture f(T, B, I, H, 0, 11 + T * 7 + H);
-  f.loss();
-  DTensor dx(f.x.shape()), ds0(f.s0.shape());
-  f.ps.zero_grad();
-  f.rnn->backward(f.w_y.cview(), dx.view(), ds0.view());
-  auto loss = [&] { return f.loss(); };
-  gradcheck::expect_gradient("dx", f.x.data(), dx.data(), dx.numel(), loss);
-  gradcheck::expect_gradient("ds0 (h0 and c0)", f.s0.data(), ds0.data(), ds0.numel(), loss);
-  for (auto& p : f.ps.params()) {
-    std::vector<double> analytic(p.grad, p.grad + p.numel());
-    gradcheck::expect_gradient(p.name, p.value, analytic.data(), p.numel(), loss);
-  }
+  cellcheck::expect_gradients<nn::LstmCell<double>>(
+      [&](auto& ps) { return make_lstm(ps, I, H); }, T, B, 11 + T * 7 + H);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, LstmGrad,
                          ::testing::Values(std::make_tuple(1, 1, 1, 1), std::make_tuple(3, 2, 3, 4),
                                            std::make_tuple(6, 3, 2, 5)));
 
-// Truncated BPTT(k) must equal the sum over chunks [0,k), [k,2k), ... of full BPTT
-// run on each chunk alone, starting from the (constant) state the full forward reached.
 TEST(LstmTruncated, EqualsChunkwiseFullBptt) {
-  const int64_t T = 7, B = 2, I = 3, H = 4, k = 3;
-  LstmFixture trunc(T, B, I, H, k, 5);
-  trunc.loss();
-  DTensor dx(trunc.x.shape()), ds0(trunc.s0.shape());
-  trunc.ps.zero_grad();
-  trunc.rnn->backward(trunc.w_y.cview(), dx.view(), ds0.view());
-
-  LstmFixture full(T, B, I, H, 0, 5);  // same seed: same weights and data
-  full.loss();                         // states of the full forward
-  core::ParamStoreT<double>& ps = full.ps;
-  ps.zero_grad();
-  DTensor dx_ref(trunc.x.shape()), ds0_ref(trunc.s0.shape());
-  DTensor state(Shape{B, 2 * H});
-  std::copy_n(full.s0.data(), B * 2 * H, state.data());
-  // Run each chunk through the full model's Recurrent with its own start state.
-  for (int64_t t0 = 0; t0 < T; t0 += k) {
-    const int64_t len = std::min(k, T - t0);
-    DTensor xc(Shape{len, B, I}), yc(Shape{len, B, H}), dxc(Shape{len, B, I}),
-        ds0c(Shape{B, 2 * H});
-    std::copy_n(full.x.data() + t0 * B * I, len * B * I, xc.data());
-    full.rnn->forward(xc.cview(), state.cview(), yc.view());
-    core::TensorT<double> next(Shape{B, 2 * H});
-    std::copy_n(full.rnn->final_state().data, B * 2 * H, next.data());
-    core::ViewT<const double> wy(full.w_y.data() + t0 * B * H, Shape{len, B, H});
-    full.rnn->backward(wy, dxc.view(), ds0c.view());
-    std::copy_n(dxc.data(), len * B * I, dx_ref.data() + t0 * B * I);
-    if (t0 == 0) std::copy_n(ds0c.data(), B * 2 * H, ds0_ref.data());
-    state = next;
-  }
-  for (int64_t i = 0; i < dx.numel(); ++i) EXPECT_NEAR(dx[i], dx_ref[i], 1e-12) << "dx " << i;
-  for (int64_t i = 0; i < ds0.numel(); ++i) EXPECT_NEAR(ds0[i], ds0_ref[i], 1e-12) << "ds0 " << i;
-  auto g = trunc.ps.grads();
-  auto g_ref = ps.grads();
-  for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], g_ref[i], 1e-12) << "param grad " << i;
-  // And truncation really changed something: full BPTT gradients differ.
-  LstmFixture f2(T, B, I, H, 0, 5);
-  f2.loss();
-  DTensor dx_full(f2.x.shape());
-  f2.rnn->backward(f2.w_y.cview(), dx_full.view(), core::ViewT<double>());
+  cellcheck::expect_truncation_is_chunkwise<nn::LstmCell<double>>(
+      [](auto& ps) { return make_lstm(ps, 3, 4); }, 7, 2, 3, 5);
+  // And truncation really changes something: full BPTT gradients differ.
+  LstmFixture a(7, 2, 3, 4, 3, 5), b(7, 2, 3, 4, 0, 5);
+  a.loss();
+  b.loss();
+  DTensor dxa(a.x.shape()), dxb(b.x.shape());
+  a.rnn->backward(a.w_y.cview(), dxa.view(), core::ViewT<double>());
+  b.rnn->backward(b.w_y.cview(), dxb.view(), core::ViewT<double>());
   double diff = 0;
-  for (int64_t i = 0; i < dx.numel(); ++i) diff += std::abs(dx[i] - dx_full[i]);
+  for (int64_t i = 0; i < dxa.numel(); ++i) diff += std::abs(dxa[i] - dxb[i]);
   EXPECT_GT(diff, 1e-6);
 }
 

@@ -53,7 +53,7 @@ void LstmCell<T>::input_backward(int64_t n, const T* x, const T* dxp, T* dx) {
 }
 
 template <class T>
-void LstmCell<T>::step_forward(int64_t b, const T* xp, const T* s_prev, T* s, T* cache) const {
+void LstmCell<T>::step_forward(int64_t /*t*/, int64_t b, const T* xp, const T* s_prev, T* s, T* cache) const {
   const int64_t H = h_, S = 2 * H, G = 4 * H, C = 5 * H;
   // Recurrent term straight into the cache's gate slots: cache[:, :4H] = h_prev w_h.
   backend::gemm<T>(Trans::N, Trans::N, b, G, H, T(1), s_prev, S, w_h_->value, G, T(0), cache, C);
@@ -83,8 +83,8 @@ void LstmCell<T>::step_forward(int64_t b, const T* xp, const T* s_prev, T* s, T*
 }
 
 template <class T>
-void LstmCell<T>::step_backward(int64_t b, const T* s_prev, const T* cache, const T* ds, T* dxp,
-                                T* ds_prev) const {
+void LstmCell<T>::step_backward(int64_t /*t*/, int64_t b, const T* s_prev, T* cache,
+                                const T* ds, T* dxp, T* ds_prev) const {
   const int64_t H = h_, S = 2 * H, G = 4 * H, C = 5 * H;
   for (int64_t r = 0; r < b; ++r) {
     const T* a = cache + r * C;
@@ -109,7 +109,8 @@ void LstmCell<T>::step_backward(int64_t b, const T* s_prev, const T* cache, cons
 }
 
 template <class T>
-void LstmCell<T>::recurrent_weight_backward(int64_t n, const T* s_prev, const T* dxp) {
+void LstmCell<T>::recurrent_weight_backward(int64_t n, const T* s_prev, const T* dxp,
+                                            const T* /*cache*/) {
   const int64_t H = h_, S = 2 * H, G = 4 * H;
   backend::gemm<T>(Trans::T, Trans::N, H, G, n, T(1), s_prev, S, dxp, G, T(1), w_h_->grad, G);
 }

@@ -12,10 +12,16 @@
 //
 // The Recurrent<Cell> driver calls, for a whole sequence:
 //   input_forward   xp = x w_x + b for all T*B rows at once (one GEMM)
-//   step_forward    per step: gates from xp_t and h_{t-1}, new state, cache
-//   step_backward   per step: dL/ds_t -> dL/da_t (written into dxp_t) and dL/ds_{t-1}
+//   step_forward    per step t: gates from xp_t and h_{t-1}, new state, cache
+//   step_backward   per step t: dL/ds_t -> dL/dxp_t (written over xp_t) and dL/ds_{t-1};
+//                   may overwrite the step's cache with what the weight GEMM needs
 //   recurrent_weight_backward   dw_h += H_prev^T dA for all steps at once (one GEMM)
 //   input_backward  dx = dA w_x^T, dw_x += X^T dA, db += Σ dA (one GEMM each)
+// Cell interface (what Recurrent<Cell> calls; every cell in nn/cells/ has it):
+//   using Scalar; input_size(), hidden(), state_size() (h first), proj_size(),
+//   cache_size() (per batch row and step), init(rng, forget_bias), and the five
+//   functions above with the signatures below. t is the time step (0-based), for
+//   cells whose update depends on it.
 #pragma once
 
 #include <string>
@@ -48,14 +54,15 @@ class LstmCell {
   void input_backward(int64_t n, const T* x, const T* dxp, T* dx);
 
   // xp (B, 4H), s_prev (B, S) -> s (B, S), cache (B, 5H).
-  void step_forward(int64_t b, const T* xp, const T* s_prev, T* s, T* cache) const;
+  void step_forward(int64_t t, int64_t b, const T* xp, const T* s_prev, T* s, T* cache) const;
   // ds (B, S): dL/ds_t (total, read only); -> dxp (B, 4H) = dL/da_t, ds_prev (B, S)
-  // overwritten with the part of dL/ds_{t-1} that flows through this step.
-  void step_backward(int64_t b, const T* s_prev, const T* cache, const T* ds, T* dxp,
+  // overwritten with the part of dL/ds_{t-1} that flows through this step. The LSTM
+  // leaves its cache as it is (dxp is what the weight GEMM needs).
+  void step_backward(int64_t t, int64_t b, const T* s_prev, T* cache, const T* ds, T* dxp,
                      T* ds_prev) const;
-  // s_prev (N rows with stride S: the states before each step), dxp (N, 4H):
-  // dw_h += h_prev^T dxp.
-  void recurrent_weight_backward(int64_t n, const T* s_prev, const T* dxp);
+  // s_prev (N rows with stride S: the states before each step), dxp (N, 4H), cache
+  // (N, 5H) after step_backward: dw_h += h_prev^T dxp.
+  void recurrent_weight_backward(int64_t n, const T* s_prev, const T* dxp, const T* cache);
 
   core::ParamT<T>& w_x() { return *w_x_; }
   core::ParamT<T>& w_h() { return *w_h_; }
