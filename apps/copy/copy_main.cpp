@@ -28,6 +28,7 @@ int copy_main(int argc, char** argv) {
         {"bptt", std::to_string(c.train.bptt)},
         {"seed", std::to_string(c.train.seed)},
         {"threads", std::to_string(core::num_threads())},
+        {"gemm", c.train.gemm},
         {"data", "synthetic"},
     };
   };

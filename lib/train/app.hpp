@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 
+#include "backend/gemm.hpp"
 #include "config/cli.hpp"
 #include "config/yaml_config.hpp"
 #include "core/fs.hpp"
@@ -89,6 +90,7 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
     }
 
     core::set_threads(cfg.train.threads);
+    backend::set_gemm_impl(backend::parse_gemm_impl(cfg.train.gemm));
     Exp exp(cfg);
     if (spec.alternative) {
       const int rc = spec.alternative(cfg, exp);
