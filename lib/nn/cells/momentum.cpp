@@ -1,0 +1,393 @@
+#include "nn/cells/momentum.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "backend/gemm.hpp"
+#include "core/check.hpp"
+#include "nn/init.hpp"
+
+namespace seqbench::nn {
+
+using backend::Trans;
+
+namespace {
+
+template <class T>
+inline T sigmoid(T x) {
+  return T(1) / (T(1) + std::exp(-x));
+}
+
+// The coefficient of v_{t-1} for the scheduled-restart (Nesterov) kinds: k runs
+// 1, 2, ..., restart, 1, 2, ... over the 0-based steps t of one forward call, as the
+// official code's iter_indx (incremented before each step, zeroed after k == restart).
+double nesterov_coefficient(int64_t t, int64_t restart) {
+  const int64_t k = restart > 0 ? t % restart + 1 : t + 1;
+  return static_cast<double>(k - 1) / static_cast<double>(k + 2);
+}
+
+void check_options(const MomentumOptions& opt, MomentumKind kind, const std::string& name) {
+  const bool adaptive = kind == MomentumKind::Adam || kind == MomentumKind::RmsProp;
+  if (adaptive && !(opt.beta >= 0.0 && opt.beta < 1.0))
+    throw core::UsageError(fmt::format(
+        "{}: momentum beta must be in [0, 1), got {} (hint: the paper uses 0.1 or 0.01)", name,
+        opt.beta));
+  if (adaptive && !(opt.eps > 0.0))
+    throw core::UsageError(fmt::format(
+        "{}: momentum eps must be > 0, got {} (hint: the paper uses 1e-16)", name, opt.eps));
+  if (kind == MomentumKind::NesterovRestart && opt.restart < 0)
+    throw core::UsageError(fmt::format(
+        "{}: momentum restart must be >= 0 (0 = never), got {} (hint: the paper uses 2 or 40)",
+        name, opt.restart));
+  if (!std::isfinite(opt.mu) || !std::isfinite(opt.s))
+    throw core::UsageError(
+        fmt::format("{}: momentum mu and s must be finite, got mu={} s={}", name, opt.mu, opt.s));
+}
+
+// w (rows, cols) = the transpose of torch.nn.init.orthogonal_ applied to a (cols, rows)
+// weight, as PyTorch stores x2h.weight (out, in) and we store w_x (in, out).
+template <class T>
+void orthogonal_transposed(core::Rng& rng, T* w, int64_t rows, int64_t cols) {
+  std::vector<T> tmp(static_cast<size_t>(rows * cols));
+  orthogonal<T>(rng, tmp.data(), cols, rows);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) w[i * cols + j] = tmp[j * rows + i];
+}
+
+template <class T>
+void fill_uniform(core::Rng& rng, core::ParamT<T>& p, double a) {
+  for (int64_t i = 0; i < p.numel(); ++i) p.value[i] = static_cast<T>(rng.uniform(-a, a));
+}
+
+template <class T>
+void fill_zero(core::ParamT<T>& p) {
+  std::fill_n(p.value, p.numel(), T(0));
+}
+
+}  // namespace
+
+MomentumKind parse_momentum_kind(const std::string& kind, const std::string& where) {
+  if (kind == "momentum") return MomentumKind::Momentum;
+  if (kind == "adam") return MomentumKind::Adam;
+  if (kind == "rmsprop") return MomentumKind::RmsProp;
+  if (kind == "nesterov_restart") return MomentumKind::NesterovRestart;
+  throw core::UsageError(fmt::format(
+      "{}: unknown momentum kind '{}' (valid: momentum, adam, rmsprop, nesterov_restart)", where,
+      kind));
+}
+
+namespace {
+// Parses and validates before the cell declares its parameters, so a rejected config
+// leaves nothing behind in the ParamStore.
+MomentumKind checked_kind(const MomentumOptions& opt, const std::string& name, bool rnn) {
+  const MomentumKind kind = parse_momentum_kind(opt.kind, name);
+  if (rnn && kind != MomentumKind::Momentum && kind != MomentumKind::NesterovRestart)
+    throw core::UsageError(fmt::format(
+        "{}: the momentum RNN cell takes kind momentum or nesterov_restart, got '{}' (hint: "
+        "adam and rmsprop exist for the LSTM cell)",
+        name, opt.kind));
+  check_options(opt, kind, name);
+  return kind;
+}
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// MomentumLstmCell
+
+template <class T>
+MomentumLstmCell<T>::MomentumLstmCell(core::ParamStoreT<T>& ps, const std::string& name,
+                                      int64_t input, int64_t hidden, MomentumOptions opt)
+    : in_(input),
+      h_(hidden),
+      opt_(std::move(opt)),
+      kind_(checked_kind(opt_, name, false)),
+      w_x_(&ps.add(name + ".w_x", core::Shape{input, 4 * hidden})),
+      w_h_(&ps.add(name + ".w_h", core::Shape{hidden, 4 * hidden})),
+      b_x_(&ps.add(name + ".b_x", core::Shape{4 * hidden})),
+      b_h_(&ps.add(name + ".b_h", core::Shape{4 * hidden})) {
+  SB_CHECK(input > 0 && hidden > 0, "{}: sizes must be positive, got input={} hidden={}", name,
+           input, hidden);
+  if (kind_ == MomentumKind::RmsProp) opt_.mu = 0.0;  // RMSPropLSTM = AdamLSTM with μ = 0
+}
+
+template <class T>
+double MomentumLstmCell<T>::v_coefficient(int64_t t) const {
+  return kind_ == MomentumKind::NesterovRestart ? nesterov_coefficient(t, opt_.restart) : opt_.mu;
+}
+
+template <class T>
+void MomentumLstmCell<T>::init(core::Rng& rng, double forget_bias) {
+  const double a = 1.0 / std::sqrt(static_cast<double>(h_));
+  for (auto* p : {w_x_, w_h_, b_x_, b_h_}) fill_uniform(rng, *p, a);
+  for (int64_t j = 0; j < h_; ++j) b_h_->value[h_ + j] += static_cast<T>(forget_bias);
+}
+
+template <class T>
+void MomentumLstmCell<T>::init_momentum_paper(core::Rng& rng, double forget_bias) {
+  const int64_t H = h_, G = 4 * H;
+  orthogonal_transposed(rng, w_x_->value, in_, G);
+  fill_zero(*w_h_);
+  for (int64_t j = 0; j < H; ++j) w_h_->value[j * G + j] = T(1);  // eye_(4H, H)^T: i block
+  fill_zero(*b_x_);
+  fill_zero(*b_h_);
+  for (int64_t j = 0; j < H; ++j) {
+    b_x_->value[H + j] = static_cast<T>(forget_bias);
+    b_h_->value[H + j] = static_cast<T>(forget_bias);
+  }
+}
+
+template <class T>
+void MomentumLstmCell<T>::input_forward(int64_t n, const T* x, T* xp) const {
+  const int64_t g = 4 * h_;
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t k = 0; k < g; ++k) xp[r * g + k] = b_x_->value[k];
+  backend::gemm<T>(Trans::N, Trans::N, n, g, in_, T(1), x, in_, w_x_->value, g, T(1), xp, g);
+}
+
+template <class T>
+void MomentumLstmCell<T>::input_backward(int64_t n, const T* x, const T* dxp, T* dx) {
+  const int64_t g = 4 * h_;
+  if (dx)
+    backend::gemm<T>(Trans::N, Trans::T, n, in_, g, T(1), dxp, g, w_x_->value, g, T(0), dx, in_);
+  backend::gemm<T>(Trans::T, Trans::N, in_, g, n, T(1), x, in_, dxp, g, T(1), w_x_->grad, g);
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t k = 0; k < g; ++k) b_x_->grad[k] += dxp[r * g + k];
+}
+
+template <class T>
+void MomentumLstmCell<T>::step_forward(int64_t t, int64_t b, const T* xp, const T* s_prev, T* s,
+                                       T* cache) const {
+  const int64_t H = h_, G = 4 * H, S = state_size(), C = cache_size();
+  const T coef = static_cast<T>(v_coefficient(t));
+  const T step = static_cast<T>(opt_.s);
+  const T beta = static_cast<T>(opt_.beta), eps = static_cast<T>(opt_.eps);
+  const bool adam = adaptive();
+  const T* bh = b_h_->value;
+  // Recurrent term straight into the cache's gate slots: cache[:, :4H] = h_prev w_h.
+  backend::gemm<T>(Trans::N, Trans::N, b, G, H, T(1), s_prev, S, w_h_->value, G, T(0), cache, C);
+  for (int64_t r = 0; r < b; ++r) {
+    T* a = cache + r * C;
+    T* tc = a + G;
+    const T* p = xp + r * G;
+    const T* c_prev = s_prev + r * S + H;
+    const T* v_prev = c_prev + H;
+    T* h = s + r * S;
+    T* c = h + H;
+    T* v = c + H;
+    if (adam) {
+      const T* m_prev = v_prev + G;
+      T* m = v + G;
+      T* pc = tc + H;    // p_t, kept for backward (dxp overwrites xp there)
+      T* root = pc + G;  // sqrt(m_t + ε)
+      for (int64_t k = 0; k < G; ++k) {
+        const T vk = coef * v_prev[k] + step * p[k];
+        const T mk = beta * m_prev[k] + (T(1) - beta) * p[k] * p[k];
+        const T rk = std::sqrt(mk + eps);
+        v[k] = vk;
+        m[k] = mk;
+        pc[k] = p[k];
+        root[k] = rk;
+        a[k] += vk / rk + bh[k];
+      }
+    } else {
+      for (int64_t k = 0; k < G; ++k) {
+        const T vk = coef * v_prev[k] + step * p[k];
+        v[k] = vk;
+        a[k] += vk + bh[k];
+      }
+    }
+    for (int64_t j = 0; j < H; ++j) {
+      const T i = sigmoid(a[j]);
+      const T f = sigmoid(a[H + j]);
+      const T gg = std::tanh(a[2 * H + j]);
+      const T o = sigmoid(a[3 * H + j]);
+      const T cn = f * c_prev[j] + i * gg;
+      const T th = std::tanh(cn);
+      a[j] = i;
+      a[H + j] = f;
+      a[2 * H + j] = gg;
+      a[3 * H + j] = o;
+      tc[j] = th;
+      c[j] = cn;
+      h[j] = o * th;
+    }
+  }
+}
+
+template <class T>
+void MomentumLstmCell<T>::step_backward(int64_t t, int64_t b, const T* s_prev, T* cache,
+                                        const T* ds, T* dxp, T* ds_prev) const {
+  const int64_t H = h_, G = 4 * H, S = state_size(), C = cache_size();
+  const T coef = static_cast<T>(v_coefficient(t));
+  const T step = static_cast<T>(opt_.s);
+  const T beta = static_cast<T>(opt_.beta);
+  const bool adam = adaptive();
+  for (int64_t r = 0; r < b; ++r) {
+    T* a = cache + r * C;  // gates in, dL/da out
+    const T* tc = a + G;
+    const T* c_prev = s_prev + r * S + H;
+    const T* v_prev = c_prev + H;
+    const T* dh = ds + r * S;
+    const T* dc = dh + H;
+    const T* dv_next = dc + H;  // dL/dv_t through later steps
+    T* dp = dxp + r * G;
+    T* dc_prev = ds_prev + r * S + H;
+    T* dv_prev = dc_prev + H;
+    for (int64_t j = 0; j < H; ++j) {
+      const T i = a[j], f = a[H + j], gg = a[2 * H + j], o = a[3 * H + j], th = tc[j];
+      const T dct = dc[j] + dh[j] * o * (T(1) - th * th);
+      a[j] = dct * gg * i * (T(1) - i);
+      a[H + j] = dct * c_prev[j] * f * (T(1) - f);
+      a[2 * H + j] = dct * i * (T(1) - gg * gg);
+      a[3 * H + j] = dh[j] * th * o * (T(1) - o);
+      dc_prev[j] = dct * f;
+    }
+    if (adam) {
+      const T* pc = tc + H;
+      const T* root = pc + G;
+      const T* dm_next = dv_next + G;
+      T* dm_prev = dv_prev + G;
+      for (int64_t k = 0; k < G; ++k) {
+        // a = v / r + ..., r = sqrt(m + ε): recompute v_t exactly as forward did.
+        const T vk = coef * v_prev[k] + step * pc[k];
+        const T rk = root[k];
+        const T dv = a[k] / rk + dv_next[k];
+        const T dm = -a[k] * vk / (T(2) * rk * rk * rk) + dm_next[k];
+        dp[k] = step * dv + T(2) * (T(1) - beta) * pc[k] * dm;
+        dv_prev[k] = coef * dv;
+        dm_prev[k] = beta * dm;
+      }
+    } else {
+      for (int64_t k = 0; k < G; ++k) {
+        const T dv = a[k] + dv_next[k];
+        dp[k] = step * dv;
+        dv_prev[k] = coef * dv;
+      }
+    }
+  }
+  // dh_prev = dA w_h^T into the h part of ds_prev (row stride S); dA sits in the cache.
+  backend::gemm<T>(Trans::N, Trans::T, b, H, G, T(1), cache, C, w_h_->value, G, T(0), ds_prev, S);
+}
+
+template <class T>
+void MomentumLstmCell<T>::recurrent_weight_backward(int64_t n, const T* s_prev, const T* /*dxp*/,
+                                                    const T* cache) {
+  const int64_t H = h_, G = 4 * H, S = state_size(), C = cache_size();
+  backend::gemm<T>(Trans::T, Trans::N, H, G, n, T(1), s_prev, S, cache, C, T(1), w_h_->grad, G);
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t k = 0; k < G; ++k) b_h_->grad[k] += cache[r * C + k];
+}
+
+// ---------------------------------------------------------------------------------------
+// MomentumRnnCell
+
+template <class T>
+MomentumRnnCell<T>::MomentumRnnCell(core::ParamStoreT<T>& ps, const std::string& name,
+                                    int64_t input, int64_t hidden, MomentumOptions opt)
+    : in_(input),
+      h_(hidden),
+      opt_(std::move(opt)),
+      kind_(checked_kind(opt_, name, true)),
+      w_x_(&ps.add(name + ".w_x", core::Shape{input, hidden})),
+      w_h_(&ps.add(name + ".w_h", core::Shape{hidden, hidden})),
+      b_(&ps.add(name + ".b", core::Shape{hidden})) {
+  SB_CHECK(input > 0 && hidden > 0, "{}: sizes must be positive, got input={} hidden={}", name,
+           input, hidden);
+}
+
+template <class T>
+double MomentumRnnCell<T>::v_coefficient(int64_t t) const {
+  return kind_ == MomentumKind::NesterovRestart ? nesterov_coefficient(t, opt_.restart) : opt_.mu;
+}
+
+template <class T>
+void MomentumRnnCell<T>::init(core::Rng& rng, double /*forget_bias*/) {
+  const double a = 1.0 / std::sqrt(static_cast<double>(h_));
+  for (auto* p : {w_x_, w_h_, b_}) fill_uniform(rng, *p, a);
+}
+
+template <class T>
+void MomentumRnnCell<T>::init_momentum_paper(core::Rng& rng, double /*forget_bias*/) {
+  orthogonal_transposed(rng, w_x_->value, in_, h_);
+  identity<T>(w_h_->value, h_);
+  fill_zero(*b_);
+}
+
+template <class T>
+void MomentumRnnCell<T>::input_forward(int64_t n, const T* x, T* xp) const {
+  backend::gemm<T>(Trans::N, Trans::N, n, h_, in_, T(1), x, in_, w_x_->value, h_, T(0), xp, h_);
+}
+
+template <class T>
+void MomentumRnnCell<T>::input_backward(int64_t n, const T* x, const T* dxp, T* dx) {
+  if (dx)
+    backend::gemm<T>(Trans::N, Trans::T, n, in_, h_, T(1), dxp, h_, w_x_->value, h_, T(0), dx, in_);
+  backend::gemm<T>(Trans::T, Trans::N, in_, h_, n, T(1), x, in_, dxp, h_, T(1), w_x_->grad, h_);
+}
+
+template <class T>
+void MomentumRnnCell<T>::step_forward(int64_t t, int64_t b, const T* xp, const T* s_prev, T* s,
+                                      T* cache) const {
+  const int64_t H = h_, S = 2 * H;
+  const T coef = static_cast<T>(v_coefficient(t));
+  const T step = static_cast<T>(opt_.s);
+  const T* bias = b_->value;
+  backend::gemm<T>(Trans::N, Trans::N, b, H, H, T(1), s_prev, S, w_h_->value, H, T(0), cache, H);
+  for (int64_t r = 0; r < b; ++r) {
+    T* a = cache + r * H;
+    const T* v_prev = s_prev + r * S + H;
+    const T* p = xp + r * H;
+    T* h = s + r * S;
+    T* v = h + H;
+    for (int64_t j = 0; j < H; ++j) {
+      const T vj = coef * v_prev[j] + step * p[j];
+      const T hj = std::tanh(a[j] + vj + bias[j]);
+      v[j] = vj;
+      h[j] = hj;
+      a[j] = hj;
+    }
+  }
+}
+
+template <class T>
+void MomentumRnnCell<T>::step_backward(int64_t t, int64_t b, const T* /*s_prev*/, T* cache,
+                                       const T* ds, T* dxp, T* ds_prev) const {
+  const int64_t H = h_, S = 2 * H;
+  const T coef = static_cast<T>(v_coefficient(t));
+  const T step = static_cast<T>(opt_.s);
+  for (int64_t r = 0; r < b; ++r) {
+    T* a = cache + r * H;  // h_t in, dL/da out
+    const T* dh = ds + r * S;
+    const T* dv_next = dh + H;
+    T* dp = dxp + r * H;
+    T* dv_prev = ds_prev + r * S + H;
+    for (int64_t j = 0; j < H; ++j) {
+      const T da = dh[j] * (T(1) - a[j] * a[j]);
+      const T dv = da + dv_next[j];
+      a[j] = da;
+      dp[j] = step * dv;
+      dv_prev[j] = coef * dv;
+    }
+  }
+  backend::gemm<T>(Trans::N, Trans::T, b, H, H, T(1), cache, H, w_h_->value, H, T(0), ds_prev, S);
+}
+
+template <class T>
+void MomentumRnnCell<T>::recurrent_weight_backward(int64_t n, const T* s_prev, const T* /*dxp*/,
+                                                   const T* cache) {
+  const int64_t H = h_, S = 2 * H;
+  backend::gemm<T>(Trans::T, Trans::N, H, H, n, T(1), s_prev, S, cache, H, T(1), w_h_->grad, H);
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t j = 0; j < H; ++j) b_->grad[j] += cache[r * H + j];
+}
+
+template class MomentumLstmCell<float>;
+template class MomentumLstmCell<double>;
+template class MomentumRnnCell<float>;
+template class MomentumRnnCell<double>;
+
+}  // namespace seqbench::nn
