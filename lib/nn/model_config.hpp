@@ -9,18 +9,43 @@
 namespace seqbench::nn {
 
 struct ModelConfig {
-  std::string cell = "lstm";     // lstm (the recurrent-zoo cells join here)
+  std::string cell = "lstm";     // see kCells below
   int64_t hidden = 128;          // H
   std::string backend = "ours";  // ours: our cell + Recurrent driver; onednn: oneDNN's LSTM primitive
   double forget_bias = 0.0;      // added to the forget gate's bias at init
+  std::string init = "default";  // default (PyTorch-style) | momentum_paper (momentum cells)
+  // rnn
+  std::string nonlinearity = "tanh";      // tanh | relu | modrelu
+  std::string recurrent_init = "xavier";  // xavier | orthogonal | identity | henaff
+  // momentum family (Nguyen et al. 2020)
+  double mu = 0.6;       // momentum μ
+  double s = 0.6;        // step size s
+  double beta = 0.1;     // adam / rmsprop second-moment decay β
+  double eps = 1e-16;    // adam / rmsprop ε
+  int64_t restart = 2;   // sr_lstm: restart period in time steps (0 = never)
 
   template <class V>
   void visit(V& v) {
-    v("cell", cell, "recurrent cell: lstm", config::one_of({"lstm"}));
+    v("cell", cell,
+      "recurrent cell: lstm | rnn | momentum_lstm | adam_lstm | rmsprop_lstm | sr_lstm | "
+      "momentum_rnn",
+      config::one_of({"lstm", "rnn", "momentum_lstm", "adam_lstm", "rmsprop_lstm", "sr_lstm",
+                      "momentum_rnn"}));
     v("hidden", hidden, "hidden units H", config::at_least(1));
     v("backend", backend, "ours | onednn (lstm only; full BPTT only)",
       config::one_of({"ours", "onednn"}));
     v("forget_bias", forget_bias, "added to the forget-gate bias at init");
+    v("init", init, "default | momentum_paper (input orthogonal, recurrent identity; momentum cells)",
+      config::one_of({"default", "momentum_paper"}));
+    v("nonlinearity", nonlinearity, "rnn: tanh | relu | modrelu",
+      config::one_of({"tanh", "relu", "modrelu"}));
+    v("recurrent_init", recurrent_init, "rnn: xavier | orthogonal | identity | henaff",
+      config::one_of({"xavier", "orthogonal", "identity", "henaff"}));
+    v("mu", mu, "momentum cells: momentum μ", config::range(0.0, 1.0));
+    v("s", s, "momentum cells: step size s", config::positive());
+    v("beta", beta, "adam_lstm / rmsprop_lstm: second-moment decay β", config::range(0.0, 1.0));
+    v("eps", eps, "adam_lstm / rmsprop_lstm: ε", config::positive());
+    v("restart", restart, "sr_lstm: restart period (0 = never)", config::non_negative());
   }
 };
 

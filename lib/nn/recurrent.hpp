@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,12 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
  public:
   using T = typename Cell::Scalar;
 
-  // bptt: truncation window k (0 = full BPTT). init_fn initialises the cell.
-  Recurrent(Cell cell, int64_t bptt, double forget_bias = 0.0)
-      : cell_(std::move(cell)), bptt_(bptt), forget_bias_(forget_bias) {
+  using InitFn = std::function<void(Cell&, core::Rng&)>;
+
+  // bptt: truncation window k (0 = full BPTT). init() calls cell.init(rng, forget_bias)
+  // unless init_fn is given (e.g. a paper's own initialisation).
+  Recurrent(Cell cell, int64_t bptt, double forget_bias = 0.0, InitFn init_fn = {})
+      : cell_(std::move(cell)), bptt_(bptt), forget_bias_(forget_bias), init_fn_(std::move(init_fn)) {
     SB_CHECK(bptt >= 0, "bptt window must be >= 0, got {}", bptt);
   }
 
@@ -38,7 +42,12 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
   int64_t input_size() const override { return cell_.input_size(); }
   int64_t hidden() const override { return cell_.hidden(); }
   int64_t state_size() const override { return cell_.state_size(); }
-  void init(core::Rng& rng) override { cell_.init(rng, forget_bias_); }
+  void init(core::Rng& rng) override {
+    if (init_fn_)
+      init_fn_(cell_, rng);
+    else
+      cell_.init(rng, forget_bias_);
+  }
 
   void forward(core::ViewT<const T> x, core::ViewT<const T> s0, core::ViewT<T> y) override {
     const int64_t steps = x.dim(0), b = x.dim(1);
@@ -129,6 +138,7 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
   Cell cell_;
   int64_t bptt_;
   double forget_bias_;
+  InitFn init_fn_;
   int64_t T_ = 0, B_ = 0;
   core::ViewT<const T> x_;  // the last forward's input; the caller keeps it alive until backward
   std::vector<T> xp_, states_, cache_, ds_, ds_prev_;

@@ -1,15 +1,72 @@
 #include "nn/seq_model.hpp"
 
 #include "nn/cells/lstm.hpp"
+#include "nn/cells/momentum.hpp"
+#include "nn/cells/rnn.hpp"
 #include "nn/dnnl_lstm_layer.hpp"
 #include "nn/recurrent.hpp"
 
 namespace seqbench::nn {
 
+namespace {
+
+// A Recurrent<Cell> whose init() follows model.init.
+template <class Cell>
+std::unique_ptr<SequenceLayer<float>> driven(Cell cell, const ModelConfig& cfg, int64_t bptt) {
+  typename Recurrent<Cell>::InitFn init_fn;
+  if (cfg.init == "momentum_paper") {
+    if constexpr (requires(Cell& c, core::Rng& r) { c.init_momentum_paper(r, 1.0); }) {
+      const double fb = cfg.forget_bias;
+      init_fn = [fb](Cell& c, core::Rng& rng) { c.init_momentum_paper(rng, fb); };
+    } else {
+      throw core::UsageError(fmt::format(
+          "model.init: momentum_paper applies to the momentum cells, not '{}' (hint: model.init: "
+          "default)",
+          cfg.cell));
+    }
+  }
+  return std::make_unique<Recurrent<Cell>>(std::move(cell), bptt, cfg.forget_bias,
+                                           std::move(init_fn));
+}
+
+MomentumOptions momentum_options(const ModelConfig& cfg) {
+  MomentumOptions o;
+  o.kind = cfg.cell == "adam_lstm"      ? "adam"
+           : cfg.cell == "rmsprop_lstm" ? "rmsprop"
+           : cfg.cell == "sr_lstm"      ? "nesterov_restart"
+                                        : "momentum";
+  o.mu = cfg.mu;
+  o.s = cfg.s;
+  o.beta = cfg.beta;
+  o.eps = cfg.eps;
+  o.restart = cfg.restart;
+  return o;
+}
+
+}  // namespace
+
 std::unique_ptr<SequenceLayer<float>> make_recurrent(const ModelConfig& cfg, core::ParamStore& ps,
                                                      const std::string& name, int64_t input,
                                                      int64_t bptt) {
+  if (cfg.backend == "onednn" && cfg.cell != "lstm")
+    throw core::UsageError(fmt::format(
+        "model.backend: onednn runs the plain lstm only, not '{}' (hint: model.backend: ours)",
+        cfg.cell));
+  if (cfg.cell == "rnn")
+    return driven(RnnCell<float>(ps, name, input, cfg.hidden,
+                                 RnnOptions{cfg.nonlinearity, cfg.recurrent_init}),
+                  cfg, bptt);
+  if (cfg.cell == "momentum_rnn")
+    return driven(MomentumRnnCell<float>(ps, name, input, cfg.hidden, momentum_options(cfg)), cfg,
+                  bptt);
+  if (cfg.cell == "momentum_lstm" || cfg.cell == "adam_lstm" || cfg.cell == "rmsprop_lstm" ||
+      cfg.cell == "sr_lstm")
+    return driven(MomentumLstmCell<float>(ps, name, input, cfg.hidden, momentum_options(cfg)),
+                  cfg, bptt);
   if (cfg.cell == "lstm") {
+    if (cfg.init != "default")
+      throw core::UsageError("model.init: momentum_paper applies to the momentum cells, not "
+                             "'lstm' (hint: model.init: default)");
     if (cfg.backend == "onednn") {
       if (bptt > 0)
         throw core::UsageError(fmt::format(
@@ -18,10 +75,12 @@ std::unique_ptr<SequenceLayer<float>> make_recurrent(const ModelConfig& cfg, cor
             bptt));
       return std::make_unique<DnnlLstmLayer>(ps, name, input, cfg.hidden, cfg.forget_bias);
     }
-    return std::make_unique<Recurrent<LstmCell<float>>>(
-        LstmCell<float>(ps, name, input, cfg.hidden), bptt, cfg.forget_bias);
+    return driven(LstmCell<float>(ps, name, input, cfg.hidden), cfg, bptt);
   }
-  throw core::UsageError(fmt::format("model.cell: unknown cell '{}' (have: lstm)", cfg.cell));
+  throw core::UsageError(fmt::format(
+      "model.cell: unknown cell '{}' (have: lstm, rnn, momentum_lstm, adam_lstm, rmsprop_lstm, "
+      "sr_lstm, momentum_rnn)",
+      cfg.cell));
 }
 
 SeqModel::SeqModel(const ModelConfig& cfg, core::ParamStore& ps, int64_t input, int64_t output,

@@ -245,3 +245,43 @@ TEST(CopyCli, AddingTaskRunsAndReportsMse) {
   const auto grad = report::read_csv(dir + "/results/copy/add/gradnorm.csv");
   EXPECT_EQ(grad.rows.size() % 8, 0u);
 }
+
+class CopyCells : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CopyCells, EveryCellTrainsThroughTheBinary) {
+  const std::string dir = clitest::fresh_dir(GetParam());
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  const std::string cell = GetParam();
+  const auto r = run(kCopy + " --config tiny.yaml --run-id c --set train.steps=10 --set model.cell=" +
+                         cell,
+                     dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto runs = report::read_csv(dir + "/results/copy/runs.csv");
+  EXPECT_EQ(runs.rows[0][runs.col("model")], cell);
+  EXPECT_EQ(runs.rows[0][runs.col("status")], "finished");
+  const auto grad = report::read_csv(dir + "/results/copy/c/gradnorm.csv");
+  EXPECT_EQ(grad.rows.size(), 2u * 10u);  // probes at 0 and 10 over L = 10 steps
+}
+
+INSTANTIATE_TEST_SUITE_P(Cells, CopyCells,
+                         ::testing::Values("lstm", "rnn", "momentum_lstm", "adam_lstm",
+                                           "rmsprop_lstm", "sr_lstm", "momentum_rnn"));
+
+TEST(CopyCli, CellOptionCombinationsThatCannotRunAreUsageErrors) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  auto r = run(kCopy + " --config tiny.yaml --set model.cell=rnn --set model.backend=onednn", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("model.backend: ours"), std::string::npos) << r.err;
+  r = run(kCopy + " --config tiny.yaml --set model.init=momentum_paper", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("model.init"), std::string::npos) << r.err;
+  r = run(kCopy + " --config tiny.yaml --set model.cell=gru", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("model.cell"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/results"));
+  r = run(kCopy + " --config tiny.yaml --set model.cell=momentum_lstm --set model.init=momentum_paper "
+                  "--set train.steps=3 -q",
+          dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+}
