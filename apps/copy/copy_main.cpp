@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
 #include "apps/copy/copy_experiment.hpp"
+#include "report/csv.hpp"
+#include "report/markdown.hpp"
 #include "train/app.hpp"
 
 namespace seqbench::apps {
@@ -31,6 +33,35 @@ int copy_main(int argc, char** argv) {
         {"gemm", c.train.gemm},
         {"data", "synthetic"},
     };
+  };
+  // Transfer: evaluate a trained run's checkpoint on longer (or shorter) sequences.
+  std::vector<int64_t> eval_T;
+  spec.add_options = [&](CLI::App& app) {
+    app.add_option("--eval-T", eval_T,
+                   "transfer: evaluate the checkpoint of --run-id at these T (no training); "
+                   "writes transfer.csv in the run directory")
+        ->check(CLI::PositiveNumber);
+  };
+  spec.on_saved_run = [&] { return !eval_T.empty(); };
+  spec.alternative = [&](const CopyConfig& c, CopyExperiment& e, const train::Checkpoint& ck) {
+    train::load_parameters(e.params(), ck);
+    const std::string dir = c.output.dir + "/copy/" + c.output.run_id;
+    report::CsvWriter out(dir + "/transfer.csv",
+                          {"step", "trained_T", "eval_T", "batches", "batch", "loss", e.metric()},
+                          report::CsvWriter::Mode::Append);
+    std::vector<std::vector<std::string>> shown;
+    for (const int64_t T : eval_T) {
+      const train::Metrics m = e.evaluate_at(T);
+      using W = report::CsvWriter;
+      std::vector<std::string> row{ck.meta_at("step"), W::cell(c.task.T), W::cell(T),
+                                   W::cell(c.train.eval_batches), W::cell(c.train.batch)};
+      out.row({row[0], row[1], row[2], row[3], row[4], W::cell(m[0].second), W::cell(m[1].second)});
+      row.push_back(fmt::format("{:.4f}", m[0].second));
+      row.push_back(fmt::format("{:.4f}", m[1].second));
+      shown.push_back(row);
+    }
+    fmt::print("{}", report::markdown_table(out.columns(), shown));
+    return 0;
   };
   return train::run_app(argc, argv, spec);
 }

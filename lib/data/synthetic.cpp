@@ -6,15 +6,18 @@
 namespace seqbench::data {
 
 SyntheticTask::SyntheticTask(const TaskConfig& cfg) : cfg_(cfg) {
-  SB_CHECK(cfg.name == "copy" || cfg.name == "adding", "unknown task '{}' (copy | adding)",
-           cfg.name);
+  SB_CHECK(cfg.name == "copy" || cfg.name == "denoise" || cfg.name == "adding",
+           "unknown task '{}' (copy | denoise | adding)", cfg.name);
 }
 
 int64_t SyntheticTask::length() const {
   return classification() ? cfg_.T + 2 * cfg_.copy_len : cfg_.T;
 }
 
-int64_t SyntheticTask::input_size() const { return classification() ? cfg_.n_symbols + 2 : 2; }
+int64_t SyntheticTask::input_size() const {
+  if (cfg_.name == "adding") return 2;
+  return cfg_.n_symbols + (cfg_.name == "denoise" ? 3 : 2);
+}
 
 int64_t SyntheticTask::output_size() const { return classification() ? cfg_.n_symbols + 1 : 1; }
 
@@ -36,7 +39,29 @@ void SyntheticTask::generate(core::Rng& rng, int64_t B, SeqBatch& batch) const {
   }
   batch.x.zero();
   float* x = batch.x.data();
-  if (classification()) {
+  if (cfg_.name == "denoise") {
+    const int64_t K = cfg_.copy_len, n = cfg_.n_symbols, T = cfg_.T, span = T + K - 1;
+    SB_CHECK(span >= K, "denoise: {} symbols do not fit in {} steps", K, span);
+    std::fill(batch.labels.begin(), batch.labels.end(), 0);
+    std::fill(batch.mask.begin(), batch.mask.end(), 1.f);
+    positions_.resize(static_cast<size_t>(span));
+    for (int64_t b = 0; b < B; ++b) {
+      // K distinct positions in [0, span): a partial Fisher-Yates shuffle, then sorted.
+      for (int64_t i = 0; i < span; ++i) positions_[size_t(i)] = i;
+      for (int64_t i = 0; i < K; ++i)
+        std::swap(positions_[size_t(i)], positions_[size_t(i + rng.randint(span - i))]);
+      std::sort(positions_.begin(), positions_.begin() + K);
+      for (int64_t t = 0; t < L; ++t) x[(t * B + b) * I] = 1.f;  // blank everywhere
+      for (int64_t i = 0; i < K; ++i) {
+        const int64_t t = positions_[size_t(i)], sym = 1 + rng.randint(n);
+        x[(t * B + b) * I] = 0.f;
+        x[(t * B + b) * I + sym] = 1.f;
+        batch.labels[static_cast<size_t>((T + K + i) * B + b)] = static_cast<int32_t>(sym);
+      }
+      x[(span * B + b) * I] = 0.f;
+      x[(span * B + b) * I + n + 2] = 1.f;  // marker
+    }
+  } else if (classification()) {
     const int64_t K = cfg_.copy_len, n = cfg_.n_symbols, T = cfg_.T;
     std::fill(batch.labels.begin(), batch.labels.end(), 0);
     std::fill(batch.mask.begin(), batch.mask.end(), 1.f);

@@ -7,6 +7,12 @@
 //   Inputs are one-hot over n+2 values, outputs are n+1 classes; the loss is cross-
 //   entropy at every step; accuracy is measured on the last K steps. A memoryless
 //   model that predicts blanks then uniform symbols reaches loss K ln(n) / L.
+// denoise (Kerg et al. 2020, after Jing et al. 2019):
+//   L = T + 2K steps: K symbols from {1..n} at K distinct random positions (in time
+//   order) among the first T+K-1 steps, blanks elsewhere; the marker n+2 at step
+//   T+K-1; then K blanks. Target: blanks, then the K symbols in order in the last K
+//   steps. Inputs are one-hot over n+3 values (the official code's marker is 10 for
+//   n = 8, so the value n+1 never occurs); loss and metric as for copy.
 // adding (Hochreiter & Schmidhuber 1997; Arjovsky et al. 2016):
 //   L = T steps, two input channels: a value ~ U(0, 1) and a marker that is 1 at one
 //   step chosen uniformly in [0, T/2) and one in [T/2, T), else 0. The target is the
@@ -25,18 +31,19 @@
 namespace seqbench::data {
 
 struct TaskConfig {
-  std::string name = "copy";  // copy | adding
+  std::string name = "copy";  // copy | denoise | adding
   int64_t T = 100;            // copy: delay (sequence length T + 2 copy_len); adding: length
   int64_t n_symbols = 8;      // copy: symbols are 1..n_symbols
-  int64_t copy_len = 10;      // copy: how many symbols to remember
+  int64_t copy_len = 10;      // copy, denoise: how many symbols to remember
 
   template <class V>
   void visit(V& v) {
-    v("name", name, "task: copy | adding", config::one_of({"copy", "adding"}));
+    v("name", name, "task: copy | denoise | adding",
+      config::one_of({"copy", "denoise", "adding"}));
     v("T", T, "copy: delay between the symbols and the delimiter; adding: sequence length",
       config::at_least(2));
     v("n_symbols", n_symbols, "copy: alphabet size (symbols 1..n)", config::at_least(1));
-    v("copy_len", copy_len, "copy: number of symbols to remember", config::at_least(1));
+    v("copy_len", copy_len, "copy, denoise: number of symbols to remember", config::at_least(1));
   }
 };
 
@@ -54,7 +61,7 @@ class SyntheticTask {
  public:
   explicit SyntheticTask(const TaskConfig& cfg);
 
-  bool classification() const { return cfg_.name == "copy"; }
+  bool classification() const { return cfg_.name != "adding"; }
   int64_t length() const;        // L
   int64_t input_size() const;    // I
   int64_t output_size() const;   // classes (copy) or D = 1 (adding)
@@ -69,6 +76,7 @@ class SyntheticTask {
 
  private:
   TaskConfig cfg_;
+  mutable std::vector<int64_t> positions_;  // denoise: scratch for drawing positions
 };
 
 }  // namespace seqbench::data

@@ -32,10 +32,13 @@ struct AppSpec {
   std::string demo_yaml;    // the embedded default (--demo)
   // Identity columns of runs.csv for a resolved config (label, task, model, data ...).
   std::function<RunIdentity(const Cfg&, Exp&)> identity;
-  // Optional: extra options on the app, and a different action than training
-  // (returns an exit code, or -1 to train as usual).
+  // Optional: extra options on the app, and a different action than training on a
+  // saved run (e.g. evaluating its checkpoint): when on_saved_run() says so, the run's
+  // config is loaded as for --resume and alternative(cfg, exp, checkpoint) replaces
+  // training; it returns the exit code.
   std::function<void(CLI::App&)> add_options;
-  std::function<int(const Cfg&, Exp&)> alternative;
+  std::function<bool()> on_saved_run;
+  std::function<int(const Cfg&, Exp&, const Checkpoint&)> alternative;
 };
 
 inline int report_error(const std::string& app, const std::exception& e, int code) {
@@ -68,10 +71,12 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
     config::resolve(cfg, opts, spec.demo_yaml);
     shorthands(cfg);
     std::string run_dir;
-    if (opts.resume) {
+    const bool saved_run = spec.on_saved_run && spec.on_saved_run();
+    if (opts.resume || saved_run) {
       if (cfg.output.run_id.empty())
-        throw core::UsageError("--resume needs the run to continue: add --run-id ID (a directory "
-                               "under <output.dir>/" + spec.name + "/)");
+        throw core::UsageError(fmt::format(
+            "{} needs a saved run: add --run-id ID (a directory under <output.dir>/{}/)",
+            opts.resume ? "--resume" : "this action", spec.name));
       run_dir = cfg.output.dir + "/" + spec.name + "/" + cfg.output.run_id;
       const std::string saved = run_dir + "/config.yaml";
       if (!core::file_exists(saved))
@@ -92,10 +97,7 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
     core::set_threads(cfg.train.threads);
     backend::set_gemm_impl(backend::parse_gemm_impl(cfg.train.gemm));
     Exp exp(cfg);
-    if (spec.alternative) {
-      const int rc = spec.alternative(cfg, exp);
-      if (rc >= 0) return rc;
-    }
+    if (saved_run) return spec.alternative(cfg, exp, load_checkpoint(run_dir + "/checkpoint.sbck"));
 
     Checkpoint ck;
     int64_t resume_step = 0;

@@ -101,16 +101,22 @@ void Trainer::save_checkpoint_now(double elapsed_s) {
   save_checkpoint(files_.checkpoint_path(), ck);
 }
 
-void Trainer::resume(const Checkpoint& ck) {
-  auto& ps = exp_.params();
-  SB_CHECK(ck.meta_at("optimizer") == opt_->name(),
-           "{}: checkpoint was written with optimizer '{}', config says '{}'", ck.path,
-           ck.meta_at("optimizer"), opt_->name());
+void load_parameters(core::ParamStore& ps, const Checkpoint& ck) {
   for (const auto& p : ps.params()) {
     const NamedArray& a = ck.array(p.name);
     SB_CHECK(a.shape == p.shape, "{}: array '{}' has shape {}, the model expects {}", ck.path,
              p.name, a.shape.str(), p.shape.str());
     std::copy(a.data.begin(), a.data.end(), ps.values().begin() + p.offset);
+  }
+}
+
+void Trainer::resume(const Checkpoint& ck) {
+  auto& ps = exp_.params();
+  SB_CHECK(ck.meta_at("optimizer") == opt_->name(),
+           "{}: checkpoint was written with optimizer '{}', config says '{}'", ck.path,
+           ck.meta_at("optimizer"), opt_->name());
+  load_parameters(ps, ck);
+  for (const auto& p : ps.params()) {
     for (int k = 0; k < opt_->n_slots(); ++k) {
       const NamedArray& s = ck.array(fmt::format("optim.slot{}/{}", k, p.name));
       std::copy(s.data.begin(), s.data.end(), ps.slot(k).begin() + p.offset);

@@ -87,6 +87,10 @@ class Trainer {
   std::unique_ptr<Progress> progress_;
 };
 
+// Copies every parameter of ps from the checkpoint's array of the same name (shapes
+// must match; errors name the file and the array).
+void load_parameters(core::ParamStore& ps, const Checkpoint& ck);
+
 // Resident-set high-water mark of this process in MiB.
 double peak_rss_mb();
 

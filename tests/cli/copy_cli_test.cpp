@@ -285,3 +285,25 @@ TEST(CopyCli, CellOptionCombinationsThatCannotRunAreUsageErrors) {
           dir);
   EXPECT_EQ(r.code, 0) << r.err;
 }
+
+TEST(CopyCli, TransferEvaluatesTheCheckpointAtOtherLengths) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  ASSERT_EQ(run(kCopy + " --config tiny.yaml --run-id t -q", dir).code, 0);
+  const auto r = run(kCopy + " --run-id t --eval-T 4 9", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("| eval_T"), std::string::npos) << r.out;
+  const auto tr = report::read_csv(dir + "/results/copy/t/transfer.csv");
+  ASSERT_EQ(tr.rows.size(), 2u);
+  EXPECT_EQ(tr.rows[0][tr.col("trained_T")], "4");
+  EXPECT_EQ(tr.rows[1][tr.col("eval_T")], "9");
+  // At the trained length the checkpoint reproduces the run's last validation exactly
+  // (same parameters, same validation batches), so the checkpoint was really loaded.
+  const auto runs = report::read_csv(dir + "/results/copy/runs.csv");
+  const double final_loss = std::stod(runs.rows[0][runs.col("final_loss")]);
+  EXPECT_NEAR(std::stod(tr.rows[0][tr.col("loss")]), final_loss, 1e-5 * final_loss);
+  EXPECT_NEAR(std::stod(tr.rows[0][tr.col("acc")]),
+              std::stod(runs.rows[0][runs.col("final_metric")]), 1e-5);
+  EXPECT_EQ(report::read_csv(dir + "/results/copy/runs.csv").rows.size(), 1u) << "no training";
+  EXPECT_EQ(run(kCopy + " --eval-T 9", dir).code, 2) << "needs --run-id";
+}

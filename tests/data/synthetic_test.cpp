@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "data/synthetic.hpp"
 
 using namespace seqbench;
@@ -79,4 +81,46 @@ TEST(AddingTask, TwoMarkersOneInEachHalfAndTheirSum) {
   }
   EXPECT_NEAR(mean_target, 1.0, 0.2);
   EXPECT_NEAR(task.baseline_loss(), 1.0 / 6.0, 1e-12);
+}
+
+TEST(DenoiseTask, SymbolsAtSortedRandomPositionsThenMarkerThenRecall) {
+  data::TaskConfig cfg;
+  cfg.name = "denoise";
+  cfg.T = 8;
+  cfg.copy_len = 4;
+  cfg.n_symbols = 5;
+  data::SyntheticTask task(cfg);
+  const int64_t L = 16, I = 8, B = 6;  // L = T + 2K; I = n + 3
+  EXPECT_EQ(task.length(), L);
+  EXPECT_EQ(task.input_size(), I);
+  EXPECT_EQ(task.output_size(), 6);
+  core::Rng rng(3);
+  data::SeqBatch batch;
+  task.generate(rng, B, batch);
+  std::set<int64_t> first_positions;
+  for (int64_t b = 0; b < B; ++b) {
+    std::vector<int> seen;
+    for (int64_t t = 0; t < L; ++t) {
+      int hot = -1, count = 0;
+      for (int64_t k = 0; k < I; ++k)
+        if (batch.x.data()[(t * B + b) * I + k] == 1.f) hot = int(k), ++count;
+      ASSERT_EQ(count, 1) << "one-hot at t=" << t;
+      if (t < 11) {  // T + K - 1 = 11 steps carry the symbols
+        EXPECT_NE(hot, 6) << "the value n+1 never occurs";
+        EXPECT_NE(hot, 7);
+        if (hot != 0) {
+          seen.push_back(hot);
+          if (seen.size() == 1) first_positions.insert(t);
+        }
+      } else if (t == 11) {
+        EXPECT_EQ(hot, 7) << "marker n+2";
+      } else {
+        EXPECT_EQ(hot, 0);
+      }
+    }
+    ASSERT_EQ(seen.size(), 4u) << "K symbols at distinct positions";
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(batch.labels[(12 + i) * B + b], seen[i]);
+    for (int t = 0; t < 12; ++t) EXPECT_EQ(batch.labels[t * B + b], 0);
+  }
+  EXPECT_GT(first_positions.size(), 1u) << "positions are random";
 }

@@ -1,0 +1,206 @@
+#include "report/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#include "core/check.hpp"
+#include "report/markdown.hpp"
+
+namespace seqbench::report {
+namespace {
+
+const char* const kIdentity[] = {"model", "task", "T", "data"};
+const char* const kNumeric[] = {"final_metric", "best_metric",       "updates",
+                                "updates_to_target", "seconds_to_target", "ms_per_update",
+                                "peak_rss_mb"};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+double parse_number(const CsvTable& runs, size_t row, const std::string& column) {
+  const std::string& cell = runs.rows[row][runs.col(column)];
+  char* end = nullptr;
+  const double v = cell.empty() ? 0.0 : std::strtod(cell.c_str(), &end);
+  if (cell.empty() || end != cell.c_str() + cell.size())
+    throw core::Error(fmt::format(
+        "{}:{}: column '{}' holds '{}', not a number (hint: is this a seqbench runs.csv?)",
+        runs.path, row + 2, column, cell));
+  return v;
+}
+
+// Sums for one group while the rows are scanned.
+struct Acc {
+  CompareRow row;
+  double sum_final = 0, sum_best = 0, sum_updates = 0, sum_ms = 0, sum_rss = 0;
+  double sum_upd_target = 0, sum_sec_target = 0;
+  std::vector<std::vector<std::string>> identity_seen;  // per identity column, distinct values
+};
+
+std::string readable(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  // Large counts (updates, seconds) read better without an exponent.
+  if (std::fabs(v) >= 1e4 && std::fabs(v) < 1e15) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.4g}", v);
+}
+
+std::string number(double v, bool exact) { return exact ? CsvWriter::cell(v) : readable(v); }
+
+std::string target_cell(const std::optional<double>& mean, int n_target, int n, bool exact) {
+  if (!mean) return "—";
+  std::string s = number(*mean, exact);
+  if (n_target < n) s += fmt::format(" ({}/{})", n_target, n);
+  return s;
+}
+
+}  // namespace
+
+bool higher_is_better(std::string_view metric) {
+  const std::string m = lower(metric);
+  for (const char* name : {"acc", "accuracy", "reward", "return", "f1", "auc"})
+    if (m == name) return true;
+  return false;
+}
+
+CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts) {
+  CompareTable table;
+  table.source = runs.path;
+  table.by = opts.by;
+  // col() throws naming the file and listing its columns.
+  runs.col(opts.by);
+  runs.col("metric");
+  for (const char* name : kNumeric) runs.col(name);
+  if (runs.rows.empty())
+    throw core::Error(fmt::format(
+        "{}: no runs in the file, only a header (hint: finish a run first, or pass another "
+        "runs.csv)",
+        runs.path));
+  for (const char* name : kIdentity)
+    if (runs.has(name) && name != opts.by) table.identity_columns.push_back(name);
+
+  std::map<std::pair<std::string, std::string>, size_t> index;  // (key, metric) -> group
+  std::vector<Acc> groups;
+  for (size_t r = 0; r < runs.rows.size(); ++r) {
+    const auto& cells = runs.rows[r];
+    const std::string& key = cells[runs.col(opts.by)];
+    const std::string& metric = cells[runs.col("metric")];
+    auto [it, inserted] = index.try_emplace({key, metric}, groups.size());
+    if (inserted) {
+      groups.emplace_back();
+      groups.back().row.key = key;
+      groups.back().row.metric = metric;
+      groups.back().identity_seen.resize(table.identity_columns.size());
+    }
+    Acc& g = groups[it->second];
+    ++g.row.n;
+    g.sum_final += parse_number(runs, r, "final_metric");
+    g.sum_best += parse_number(runs, r, "best_metric");
+    g.sum_updates += parse_number(runs, r, "updates");
+    g.sum_ms += parse_number(runs, r, "ms_per_update");
+    g.sum_rss += parse_number(runs, r, "peak_rss_mb");
+    // runs.csv writes -1 for "never reached" (or no target set).
+    const double upd = parse_number(runs, r, "updates_to_target");
+    const double sec = parse_number(runs, r, "seconds_to_target");
+    if (upd >= 0) {
+      ++g.row.n_target;
+      g.sum_upd_target += upd;
+      g.sum_sec_target += sec;
+    }
+    for (size_t i = 0; i < table.identity_columns.size(); ++i) {
+      const std::string& v = cells[runs.col(table.identity_columns[i])];
+      auto& seen = g.identity_seen[i];
+      if (std::find(seen.begin(), seen.end(), v) == seen.end()) seen.push_back(v);
+    }
+  }
+
+  bool mixed = false;
+  for (Acc& g : groups) {
+    CompareRow& row = g.row;
+    const double n = row.n;
+    row.final_metric = g.sum_final / n;
+    row.best_metric = g.sum_best / n;
+    row.updates = g.sum_updates / n;
+    row.ms_per_update = g.sum_ms / n;
+    row.peak_rss_mb = g.sum_rss / n;
+    if (row.n_target > 0) {
+      row.updates_to_target = g.sum_upd_target / row.n_target;
+      row.seconds_to_target = g.sum_sec_target / row.n_target;
+    }
+    for (const auto& seen : g.identity_seen) {
+      std::string joined;
+      for (const auto& v : seen) joined += (joined.empty() ? "" : "/") + v;
+      row.identity.push_back(joined);
+    }
+    mixed |= row.metric != groups.front().row.metric;
+    table.rows.push_back(std::move(row));
+  }
+  if (!mixed) table.metric = table.rows.front().metric;
+
+  std::stable_sort(table.rows.begin(), table.rows.end(),
+                   [](const CompareRow& a, const CompareRow& b) {
+                     if (a.metric != b.metric) return a.metric < b.metric;
+                     // A diverged run's NaN sorts last whatever the direction.
+                     const bool a_nan = std::isnan(a.final_metric),
+                                b_nan = std::isnan(b.final_metric);
+                     if (a_nan != b_nan) return b_nan;
+                     if (!a_nan && a.final_metric != b.final_metric)
+                       return higher_is_better(a.metric) ? a.final_metric > b.final_metric
+                                                         : a.final_metric < b.final_metric;
+                     return a.key < b.key;
+                   });
+  return table;
+}
+
+std::vector<std::string> compare_header(const CompareTable& table) {
+  std::vector<std::string> header{table.by};
+  for (const auto& c : table.identity_columns) header.push_back(c);
+  header.push_back("n");
+  if (table.metric.empty()) {
+    header.insert(header.end(), {"metric", "final", "best"});
+  } else {
+    header.push_back("final " + table.metric);
+    header.push_back("best " + table.metric);
+  }
+  header.insert(header.end(), {"updates", "updates_to_target", "seconds_to_target",
+                               "ms_per_update", "peak_rss_mb"});
+  return header;
+}
+
+std::vector<std::vector<std::string>> compare_cells(const CompareTable& table, bool exact) {
+  std::vector<std::vector<std::string>> out;
+  for (const CompareRow& r : table.rows) {
+    std::vector<std::string> cells{r.key};
+    cells.insert(cells.end(), r.identity.begin(), r.identity.end());
+    cells.push_back(std::to_string(r.n));
+    if (table.metric.empty()) cells.push_back(r.metric);
+    cells.push_back(number(r.final_metric, exact));
+    cells.push_back(number(r.best_metric, exact));
+    cells.push_back(number(r.updates, exact));
+    cells.push_back(target_cell(r.updates_to_target, r.n_target, r.n, exact));
+    cells.push_back(target_cell(r.seconds_to_target, r.n_target, r.n, exact));
+    cells.push_back(number(r.ms_per_update, exact));
+    cells.push_back(number(r.peak_rss_mb, exact));
+    out.push_back(std::move(cells));
+  }
+  return out;
+}
+
+std::string compare_markdown(const CompareTable& table) {
+  return markdown_table(compare_header(table), compare_cells(table, false));
+}
+
+std::string compare_csv(const CompareTable& table) {
+  std::string out = csv_line(compare_header(table));
+  for (const auto& row : compare_cells(table, true)) out += csv_line(row);
+  return out;
+}
+
+}  // namespace seqbench::report
