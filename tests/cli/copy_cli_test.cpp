@@ -307,3 +307,15 @@ TEST(CopyCli, TransferEvaluatesTheCheckpointAtOtherLengths) {
   EXPECT_EQ(report::read_csv(dir + "/results/copy/runs.csv").rows.size(), 1u) << "no training";
   EXPECT_EQ(run(kCopy + " --eval-T 9", dir).code, 2) << "needs --run-id";
 }
+
+TEST(CopyCli, EveryCommittedPresetResolves) {
+  const std::string dir = clitest::fresh_dir("x");
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(std::string(SEQBENCH_SOURCE_DIR) + "/configs/copy")) {
+    if (e.path().extension() != ".yaml") continue;
+    ++n;
+    const auto r = run(kCopy + " --config '" + e.path().string() + "' --dump-config", dir);
+    EXPECT_EQ(r.code, 0) << e.path() << ": " << r.err;
+  }
+  EXPECT_GE(n, 14);
+}
