@@ -55,6 +55,7 @@ class CopyExperiment : public train::Experiment {
   bool higher_is_better() const override { return task_.classification(); }
   std::vector<double> gradnorm_probe() override;
   size_t held_bytes() override { return model_->recurrent().held_bytes(); }
+  void after_update() override { model_->after_update(); }
   void save_state(train::Checkpoint& ck) const override;
   void load_state(const train::Checkpoint& ck) override;
 

@@ -1,11 +1,18 @@
 // seqbench: the front door. `seqbench <experiment> [args]` runs that experiment with
-// the remaining arguments, exactly as its own binary would.
+// the remaining arguments, exactly as its own binary would; `seqbench report ...` and
+// `seqbench compare ...` read results (apps/seqbench/report_main.cpp).
 #include <fmt/format.h>
 
 #include <cstring>
 #include <string>
 
 #include "apps/copy/copy_experiment.hpp"
+#include "apps/stability/stability_main.hpp"
+
+namespace seqbench::apps {
+int report_main(int argc, char** argv);   // report_main.cpp
+int compare_main(int argc, char** argv);  // report_main.cpp
+}  // namespace seqbench::apps
 
 namespace {
 
@@ -16,13 +23,26 @@ struct Entry {
 };
 
 const Entry kExperiments[] = {
-    {"copy", seqbench::apps::copy_main, "copy and adding tasks (synthetic, no data needed)"},
+    {"copy", seqbench::apps::copy_main,
+     "copy, denoise, adding tasks and transfer (synthetic, no data needed)"},
+    {"stability", seqbench::apps::stability_main,
+     "Miller & Hardt analyses: `stability truncation` (gradient gap vs k)"},
+};
+
+// Commands that read results rather than train.
+const Entry kCommands[] = {
+    {"report", seqbench::apps::report_main,
+     "figures from runs: `report gradnorm RUN_DIR...` (docs/report.md)"},
+    {"compare", seqbench::apps::compare_main,
+     "one row per model from a runs.csv: `compare results/copy/runs.csv`"},
 };
 
 void usage(std::FILE* out) {
   fmt::print(out, "usage: seqbench <experiment> [options]   (seqbench <experiment> --help)\n\n");
   fmt::print(out, "experiments:\n");
   for (const auto& e : kExperiments) fmt::print(out, "  {:<10} {}\n", e.name, e.what);
+  fmt::print(out, "\ncommands:\n");
+  for (const auto& e : kCommands) fmt::print(out, "  {:<10} {}\n", e.name, e.what);
   fmt::print(out, "\nexample: seqbench copy --config configs/copy/lstm_small.yaml\n");
 }
 
@@ -33,6 +53,10 @@ int main(int argc, char** argv) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
+  for (const auto& e : kCommands) {
+    // The command sees its own name as argv[0].
+    if (std::string(argv[1]) == e.name) return e.main(argc - 1, argv + 1);
+  }
   for (const auto& e : kExperiments) {
     if (std::string(argv[1]) == e.name) {
       // The experiment sees its own name as argv[0].
@@ -41,6 +65,7 @@ int main(int argc, char** argv) {
   }
   std::string names;
   for (const auto& e : kExperiments) names += (names.empty() ? "" : ", ") + std::string(e.name);
+  for (const auto& e : kCommands) names += ", " + std::string(e.name);
   fmt::print(stderr, "seqbench: error: unknown experiment '{}' (have: {})\n", argv[1], names);
   return 2;
 }

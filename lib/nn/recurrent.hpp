@@ -30,11 +30,18 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
   using T = typename Cell::Scalar;
 
   using InitFn = std::function<void(Cell&, core::Rng&)>;
+  using UpdateFn = std::function<void(Cell&)>;
 
   // bptt: truncation window k (0 = full BPTT). init() calls cell.init(rng, forget_bias)
-  // unless init_fn is given (e.g. a paper's own initialisation).
-  Recurrent(Cell cell, int64_t bptt, double forget_bias = 0.0, InitFn init_fn = {})
-      : cell_(std::move(cell)), bptt_(bptt), forget_bias_(forget_bias), init_fn_(std::move(init_fn)) {
+  // unless init_fn is given (e.g. a paper's own initialisation). after_update, if
+  // given, runs after init and after every optimizer step (e.g. a projection).
+  Recurrent(Cell cell, int64_t bptt, double forget_bias = 0.0, InitFn init_fn = {},
+            UpdateFn after_update = {})
+      : cell_(std::move(cell)),
+        bptt_(bptt),
+        forget_bias_(forget_bias),
+        init_fn_(std::move(init_fn)),
+        after_update_(std::move(after_update)) {
     SB_CHECK(bptt >= 0, "bptt window must be >= 0, got {}", bptt);
   }
 
@@ -47,6 +54,10 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
       init_fn_(cell_, rng);
     else
       cell_.init(rng, forget_bias_);
+    after_update();
+  }
+  void after_update() override {
+    if (after_update_) after_update_(cell_);
   }
 
   void forward(core::ViewT<const T> x, core::ViewT<const T> s0, core::ViewT<T> y) override {
@@ -139,6 +150,7 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
   int64_t bptt_;
   double forget_bias_;
   InitFn init_fn_;
+  UpdateFn after_update_;
   int64_t T_ = 0, B_ = 0;
   core::ViewT<const T> x_;  // the last forward's input; the caller keeps it alive until backward
   std::vector<T> xp_, states_, cache_, ds_, ds_prev_;

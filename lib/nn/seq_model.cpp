@@ -1,10 +1,14 @@
 #include "nn/seq_model.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "nn/cells/lstm.hpp"
 #include "nn/cells/momentum.hpp"
 #include "nn/cells/rnn.hpp"
 #include "nn/dnnl_lstm_layer.hpp"
 #include "nn/recurrent.hpp"
+#include "optim/projection.hpp"
 
 namespace seqbench::nn {
 
@@ -12,7 +16,8 @@ namespace {
 
 // A Recurrent<Cell> whose init() follows model.init.
 template <class Cell>
-std::unique_ptr<SequenceLayer<float>> driven(Cell cell, const ModelConfig& cfg, int64_t bptt) {
+std::unique_ptr<SequenceLayer<float>> driven(Cell cell, const ModelConfig& cfg, int64_t bptt,
+                                             typename Recurrent<Cell>::UpdateFn after = {}) {
   typename Recurrent<Cell>::InitFn init_fn;
   if (cfg.init == "momentum_paper") {
     if constexpr (requires(Cell& c, core::Rng& r) { c.init_momentum_paper(r, 1.0); }) {
@@ -26,7 +31,7 @@ std::unique_ptr<SequenceLayer<float>> driven(Cell cell, const ModelConfig& cfg, 
     }
   }
   return std::make_unique<Recurrent<Cell>>(std::move(cell), bptt, cfg.forget_bias,
-                                           std::move(init_fn));
+                                           std::move(init_fn), std::move(after));
 }
 
 MomentumOptions momentum_options(const ModelConfig& cfg) {
@@ -52,10 +57,32 @@ std::unique_ptr<SequenceLayer<float>> make_recurrent(const ModelConfig& cfg, cor
     throw core::UsageError(fmt::format(
         "model.backend: onednn runs the plain lstm only, not '{}' (hint: model.backend: ours)",
         cfg.cell));
-  if (cfg.cell == "rnn")
+  if (cfg.cell == "rnn" || cfg.cell == "stable_rnn") {
+    Recurrent<RnnCell<float>>::UpdateFn project;
+    if (cfg.cell == "stable_rnn") {
+      const double lambda = cfg.stable_lambda;
+      const int64_t H = cfg.hidden;
+      project = [lambda, H](RnnCell<float>& c) { optim::project_rnn(c.w_h().value, H, lambda); };
+    }
     return driven(RnnCell<float>(ps, name, input, cfg.hidden,
                                  RnnOptions{cfg.nonlinearity, cfg.recurrent_init}),
-                  cfg, bptt);
+                  cfg, bptt, std::move(project));
+  }
+  if (cfg.cell == "stable_lstm") {
+    optim::LstmStability st;
+    st.variant = cfg.stable_variant;
+    st.lambda = cfg.stable_lambda;
+    const int64_t H = cfg.hidden;
+    return driven(LstmCell<float>(ps, name, input, cfg.hidden), cfg, bptt,
+                  [st, input, H](LstmCell<float>& c) mutable {
+                    // The bound needs |b_f| (biases are not projected): use the current one.
+                    st.forget_bias_bound = 0;
+                    for (int64_t j = 0; j < H; ++j)
+                      st.forget_bias_bound =
+                          std::max(st.forget_bias_bound, double(std::abs(c.b().value[H + j])));
+                    optim::project_lstm(c.w_x().value, input, c.w_h().value, H, st);
+                  });
+  }
   if (cfg.cell == "momentum_rnn")
     return driven(MomentumRnnCell<float>(ps, name, input, cfg.hidden, momentum_options(cfg)), cfg,
                   bptt);

@@ -30,6 +30,8 @@ class SeqModel {
   // dout (L, B, O) -> parameter gradients (accumulated); dh_norms as SequenceLayer.
   void backward(core::ConstView dout, std::vector<double>* dh_norms = nullptr);
 
+  // After every optimizer step: the recurrent layer's projection, if it has one.
+  void after_update() { rnn_->after_update(); }
   SequenceLayer<float>& recurrent() { return *rnn_; }
   int64_t output_size() const { return head_.out(); }
 

@@ -32,6 +32,9 @@ class SequenceLayer {
   // derivative, through the output at t and through all later steps).
   virtual void backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::ViewT<T> ds0,
                         std::vector<double>* dh_norms = nullptr) = 0;
+  // After every optimizer step (and after init): e.g. project the recurrent weights
+  // back into a stable set. Default: nothing.
+  virtual void after_update() {}
   // The state after the last step of the last forward, (B, S).
   virtual core::ViewT<const T> final_state() const = 0;
   // Bytes held between forward and backward (states, caches, workspaces).

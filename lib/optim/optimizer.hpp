@@ -110,8 +110,4 @@ double grad_norm(const core::ParamStoreT<T>& ps);
 template <class T>
 double clip_grad_norm(core::ParamStoreT<T>& ps, double max_norm);
 
-// Run after every optimizer step, in order, by whoever calls step() (the Trainer):
-// stability projections and the like that must see the updated weights.
-using PostStepHook = std::function<void()>;
-
 }  // namespace seqbench::optim

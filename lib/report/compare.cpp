@@ -15,7 +15,7 @@ namespace seqbench::report {
 namespace {
 
 const char* const kIdentity[] = {"model", "task", "T", "data"};
-const char* const kNumeric[] = {"final_metric", "best_metric",       "updates",
+const char* const kNumeric[] = {"final_metric",      "best_metric",       "updates",
                                 "updates_to_target", "seconds_to_target", "ms_per_update",
                                 "peak_rss_mb"};
 
@@ -122,6 +122,7 @@ CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts) {
   }
 
   bool mixed = false;
+  const std::string first_metric = groups.front().row.metric;
   for (Acc& g : groups) {
     CompareRow& row = g.row;
     const double n = row.n;
@@ -139,23 +140,22 @@ CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts) {
       for (const auto& v : seen) joined += (joined.empty() ? "" : "/") + v;
       row.identity.push_back(joined);
     }
-    mixed |= row.metric != groups.front().row.metric;
+    mixed |= row.metric != first_metric;
     table.rows.push_back(std::move(row));
   }
   if (!mixed) table.metric = table.rows.front().metric;
 
-  std::stable_sort(table.rows.begin(), table.rows.end(),
-                   [](const CompareRow& a, const CompareRow& b) {
-                     if (a.metric != b.metric) return a.metric < b.metric;
-                     // A diverged run's NaN sorts last whatever the direction.
-                     const bool a_nan = std::isnan(a.final_metric),
-                                b_nan = std::isnan(b.final_metric);
-                     if (a_nan != b_nan) return b_nan;
-                     if (!a_nan && a.final_metric != b.final_metric)
-                       return higher_is_better(a.metric) ? a.final_metric > b.final_metric
-                                                         : a.final_metric < b.final_metric;
-                     return a.key < b.key;
-                   });
+  std::stable_sort(
+      table.rows.begin(), table.rows.end(), [](const CompareRow& a, const CompareRow& b) {
+        if (a.metric != b.metric) return a.metric < b.metric;
+        // A diverged run's NaN sorts last whatever the direction.
+        const bool a_nan = std::isnan(a.final_metric), b_nan = std::isnan(b.final_metric);
+        if (a_nan != b_nan) return b_nan;
+        if (!a_nan && a.final_metric != b.final_metric)
+          return higher_is_better(a.metric) ? a.final_metric > b.final_metric
+                                            : a.final_metric < b.final_metric;
+        return a.key < b.key;
+      });
   return table;
 }
 
@@ -169,8 +169,8 @@ std::vector<std::string> compare_header(const CompareTable& table) {
     header.push_back("final " + table.metric);
     header.push_back("best " + table.metric);
   }
-  header.insert(header.end(), {"updates", "updates_to_target", "seconds_to_target",
-                               "ms_per_update", "peak_rss_mb"});
+  header.insert(header.end(), {"updates", "updates_to_target", "seconds_to_target", "ms_per_update",
+                               "peak_rss_mb"});
   return header;
 }
 

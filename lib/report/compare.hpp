@@ -26,10 +26,11 @@ struct CompareOptions {
 
 // One group of runs: same `by` value and same metric.
 struct CompareRow {
-  std::string key;                    // the `by` value
-  std::string metric;                 // "acc", "mse", ...
-  std::vector<std::string> identity;  // CompareTable::identity_columns, distinct values joined by "/"
-  int n = 0;                          // runs in the group
+  std::string key;     // the `by` value
+  std::string metric;  // "acc", "mse", ...
+  std::vector<std::string>
+      identity;  // CompareTable::identity_columns, distinct values joined by "/"
+  int n = 0;     // runs in the group
   double final_metric = 0, best_metric = 0, updates = 0, ms_per_update = 0, peak_rss_mb = 0;
   // Means over the runs that reached the target (a runs.csv value >= 0); n_target of n did.
   std::optional<double> updates_to_target, seconds_to_target;

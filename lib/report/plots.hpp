@@ -85,11 +85,11 @@ std::string distance_script(const std::vector<DistanceCurve>& curves, const Plot
 // (ascending). NaN marks a cell with a zero norm (log10 is -inf) or no row in the file.
 struct HeatMap {
   std::string label;
-  std::vector<int64_t> steps;     // rows
-  std::vector<int64_t> ts;        // columns
-  std::vector<double> log10_norm; // (steps.size(), ts.size()) row-major
-  int zeros = 0;                  // cells whose norm was exactly 0
-  int missing = 0;                // cells with no row in gradnorm.csv
+  std::vector<int64_t> steps;      // rows
+  std::vector<int64_t> ts;         // columns
+  std::vector<double> log10_norm;  // (steps.size(), ts.size()) row-major
+  int zeros = 0;                   // cells whose norm was exactly 0
+  int missing = 0;                 // cells with no row in gradnorm.csv
   double at(size_t row, size_t col) const { return log10_norm[row * ts.size() + col]; }
 };
 
@@ -107,6 +107,11 @@ std::string file_slug(const std::string& label);
 // Labels made unique by appending " #2", " #3", ... to repeats, in order.
 std::vector<std::string> unique_labels(const std::vector<std::string>& labels);
 
+// Run directories from command-line paths: a directory holding gradnorm.csv is a run;
+// one that does not (an experiment's directory, e.g. results/copy) stands for its
+// subdirectories that do, sorted by name. Other paths are passed through unchanged.
+std::vector<std::string> expand_run_dirs(const std::vector<std::string>& paths);
+
 // True if `program` (a name looked up on $PATH, or a path with a '/') is executable.
 bool find_program(const std::string& program);
 
@@ -121,9 +126,9 @@ struct GnuplotResult {
 GnuplotResult run_gnuplot(const std::string& script_path, const std::string& program = "gnuplot");
 
 struct GradnormReportOptions {
-  std::string out_dir;             // created if missing
-  std::optional<int64_t> step;     // probe step of figure (a); empty: each run's last
-  std::string gnuplot = "gnuplot"; // the program run_gnuplot uses
+  std::string out_dir;              // created if missing
+  std::optional<int64_t> step;      // probe step of figure (a); empty: each run's last
+  std::string gnuplot = "gnuplot";  // the program run_gnuplot uses
 };
 
 struct GradnormReport {

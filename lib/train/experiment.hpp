@@ -32,6 +32,8 @@ class Experiment {
   // scored (last) outputs only. May leave garbage in the gradients (they are zeroed
   // before the next step) but must not change parameters or the data stream.
   virtual std::vector<double> gradnorm_probe() = 0;
+  // Runs after every optimizer step (e.g. a stability projection of the weights).
+  virtual void after_update() {}
   // Bytes the model holds between forward and backward (for memory reports).
   virtual size_t held_bytes() = 0;
   // Resumable state beyond the parameters (e.g. the data RNG), as checkpoint meta.

@@ -218,7 +218,7 @@ Summary Trainer::run() {
       break;
     }
     opt_->step(ps, sched_.lr(step_));
-    for (const auto& hook : hooks_) hook();
+    exp_.after_update();
     ++step_;
     acc_n_ += 1;
     acc_loss_ += loss;

@@ -1,7 +1,7 @@
 // Trainer: the train / validate loop shared by every experiment.
 //
 // Per update: zero grads -> experiment.train_step() -> NaN check -> global-norm clip
-// -> optimizer step at the scheduled lr. At intervals: a training row in metrics.csv
+// -> optimizer step at the scheduled lr -> experiment.after_update() (projections). At intervals: a training row in metrics.csv
 // (means over the interval), a validation row, a gradient-norm probe (gradnorm.csv),
 // a checkpoint. Stops at train.steps, when the validation metric reaches
 // train.target, after train.patience validations without improvement, on Ctrl-C
@@ -52,8 +52,6 @@ class Trainer {
   // Restores everything from a checkpoint written by this Trainer.
   void resume(const Checkpoint& ck);
   Summary run();
-  // Runs after every optimizer step (e.g. a stability projection of the weights).
-  void add_post_step_hook(optim::PostStepHook hook) { hooks_.push_back(std::move(hook)); }
   // For tests: behave as if Ctrl-C arrived right after this update.
   void interrupt_after(int64_t update) { interrupt_at_ = update; }
 
@@ -70,7 +68,6 @@ class Trainer {
   std::unique_ptr<optim::Optimizer<float>> opt_;
   optim::LrSchedule sched_;
   double clip_;
-  std::vector<optim::PostStepHook> hooks_;
   int64_t step_ = 0;  // updates done
   int64_t interrupt_at_ = -1;
   // Interval accumulators (training means between metrics rows).

@@ -1,5 +1,6 @@
 #include "train/truncation.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/check.hpp"
@@ -69,9 +70,12 @@ std::vector<TruncationGapRow> truncation_gradient_gap(const TruncationGapConfig&
 }
 
 double fitted_log_rate(const std::vector<TruncationGapRow>& rows, int64_t k_from, int64_t k_to) {
+  // Gaps below 1e-11 of the largest are rounding noise in double: not part of the trend.
+  double largest = 0;
+  for (const auto& r : rows) largest = std::max(largest, r.gap);
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (const auto& r : rows) {
-    if (r.k < k_from || r.k > k_to || !(r.gap > 0)) continue;
+    if (r.k < k_from || r.k > k_to || !(r.gap > 1e-11 * largest)) continue;
     const double x = double(r.k), y = std::log(r.gap / double(r.k));
     n += 1;
     sx += x;

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli/cli_util.hpp"
+#include "optim/projection.hpp"
 #include "report/csv.hpp"
 #include "train/checkpoint.hpp"
 
@@ -265,7 +266,26 @@ TEST_P(CopyCells, EveryCellTrainsThroughTheBinary) {
 
 INSTANTIATE_TEST_SUITE_P(Cells, CopyCells,
                          ::testing::Values("lstm", "rnn", "momentum_lstm", "adam_lstm",
-                                           "rmsprop_lstm", "sr_lstm", "momentum_rnn"));
+                                           "rmsprop_lstm", "sr_lstm", "momentum_rnn", "stable_rnn",
+                                           "stable_lstm"));
+
+TEST(CopyCli, StableRnnStaysInsideTheSpectralBall) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  for (const char* cell : {"rnn", "stable_rnn"}) {
+    const auto r = run(kCopy + " --config tiny.yaml --run-id " + cell + " --set model.cell=" + cell +
+                           " --set model.stable_lambda=0.5 --set optim.lr=0.05 -q",
+                       dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto ck = train::load_checkpoint(dir + "/results/copy/" + cell + "/checkpoint.sbck");
+    const auto& w = ck.array("rnn.w_h");
+    const double norm = optim::spectral_norm(w.data.data(), w.shape[0], w.shape[1]);
+    if (std::string(cell) == "stable_rnn")
+      EXPECT_LE(norm, 0.5 + 1e-5);
+    else
+      EXPECT_GT(norm, 0.5) << "the unprojected RNN would leave the ball (the test can fail)";
+  }
+}
 
 TEST(CopyCli, CellOptionCombinationsThatCannotRunAreUsageErrors) {
   const std::string dir = clitest::fresh_dir("x");

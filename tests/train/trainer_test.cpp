@@ -34,13 +34,14 @@ class Bowl : public train::Experiment {
   std::string metric() const override { return "dist"; }
   bool higher_is_better() const override { return false; }
   std::vector<double> gradnorm_probe() override { return {1.0, 2.0}; }
+  void after_update() override { ++after_updates; }
   size_t held_bytes() override { return 0; }
   void save_state(train::Checkpoint&) const override {}
   void load_state(const train::Checkpoint&) override {}
 
   double sq() const { return double(w_->value[0]) * w_->value[0] + double(w_->value[1]) * w_->value[1]; }
   core::Param* w_;
-  int calls = 0, nan_at = -1;
+  int calls = 0, nan_at = -1, after_updates = 0;
   bool flat = false;
 
  private:
@@ -69,15 +70,14 @@ struct BowlRun {
 
 }  // namespace
 
-TEST(Trainer, RunsAllUpdatesLogsAndCallsHooks) {
+TEST(Trainer, RunsAllUpdatesLogsAndCallsAfterUpdate) {
   BowlRun s;
   s.tc.gradnorm_every = 10;
   Bowl exp(0);
-  int hooks = 0;
-  const auto sum = s.run(exp, [&](train::Trainer& t) { t.add_post_step_hook([&] { ++hooks; }); });
+  const auto sum = s.run(exp);
   EXPECT_EQ(sum.status, "finished");
   EXPECT_EQ(sum.updates, 20);
-  EXPECT_EQ(hooks, 20);
+  EXPECT_EQ(exp.after_updates, 20);
   // SGD on |w|^2/2 with lr 0.1 shrinks w by 0.9 per update.
   EXPECT_NEAR(exp.w_->value[0], 3 * std::pow(0.9, 20), 1e-5);
   EXPECT_NEAR(sum.final_metric, 5 * std::pow(0.9, 20), 1e-5);

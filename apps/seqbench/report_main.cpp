@@ -1,0 +1,128 @@
+// `seqbench report ...` and `seqbench compare ...`: the analysis side of the front door.
+// Thin: parse the command line, call lib/report (plots.hpp, compare.hpp), print where
+// things went. Errors are one line on stderr; exit 1 for runtime errors, 2 for usage.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/cli.hpp"
+#include "core/check.hpp"
+#include "core/fs.hpp"
+#include "report/compare.hpp"
+#include "report/csv.hpp"
+#include "report/plots.hpp"
+
+namespace seqbench::apps {
+namespace {
+
+// Runs body(), turning exceptions into one line on stderr and the matching exit code.
+template <class Fn>
+int guarded(const char* command, Fn&& body) {
+  try {
+    return body();
+  } catch (const core::Error& e) {
+    fmt::print(stderr, "seqbench {}: error: {}\n", command, e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "seqbench {}: error: {}\n", command, e.what());
+    return core::kExitError;
+  }
+}
+
+// Where plots go when --out is not given: plots/ beside the first run, so runs in
+// results/copy/ get results/copy/plots/.
+std::string default_plot_dir(const std::string& first_run) {
+  std::string run = first_run;
+  while (run.size() > 1 && run.back() == '/') run.pop_back();
+  const std::filesystem::path parent = std::filesystem::path(run).parent_path();
+  return (parent.empty() ? std::filesystem::path("plots") : parent / "plots").string();
+}
+
+int gradnorm_command(const std::vector<std::string>& paths, const std::string& out,
+                     std::optional<int64_t> step) {
+  const std::vector<std::string> run_dirs = report::expand_run_dirs(paths);
+  std::vector<report::GradnormRun> runs;
+  for (const auto& dir : run_dirs) runs.push_back(report::load_gradnorm_run(dir));
+  report::GradnormReportOptions opts;
+  opts.out_dir = out.empty() ? default_plot_dir(run_dirs.front()) : out;
+  opts.step = step;
+  const report::GradnormReport result = report::write_gradnorm_report(std::move(runs), opts);
+  fmt::print("seqbench report gradnorm: {} run{} -> {}\n", run_dirs.size(),
+             run_dirs.size() == 1 ? "" : "s", opts.out_dir);
+  for (const auto& file : result.files)
+    if (file.size() > 4 && file.compare(file.size() - 4, 4, ".png") == 0)
+      fmt::print("  {}\n", file);
+  if (!result.rendered) fmt::print(stderr, "seqbench report: {}\n", result.skipped);
+  return core::kExitOk;
+}
+
+}  // namespace
+
+int report_main(int argc, char** argv) {
+  return guarded("report", [&] {
+    CLI::App app("seqbench report: figures (and tables) from results/", "seqbench report");
+    app.require_subcommand(1);
+    CLI::App* gradnorm = app.add_subcommand(
+        "gradnorm",
+        "gradient-norm figures from gradnorm.csv: ||dL/dh_t|| against distance (one curve "
+        "per run) and a heat map per run over (t, training step); see docs/report.md");
+    std::vector<std::string> paths;
+    std::string out;
+    std::optional<int64_t> step;
+    gradnorm
+        ->add_option("RUN_DIR", paths,
+                     "run directories (results/<experiment>/<run-id>); an experiment "
+                     "directory stands for all its runs")
+        ->required();
+    gradnorm->add_option("--out", out, "output directory (default: plots/ beside the runs)")
+        ->type_name("DIR");
+    gradnorm
+        ->add_option_function<int64_t>(
+            "--step", [&step](const int64_t& s) { step = s; },
+            "probe step for the distance figure (default: each run's last probe)")
+        ->type_name("N")
+        ->check(CLI::NonNegativeNumber);
+    if (!config::parse_cli(app, argc, argv)) return static_cast<int>(core::kExitOk);
+    return gradnorm_command(paths, out, step);
+  });
+}
+
+int compare_main(int argc, char** argv) {
+  return guarded("compare", [&] {
+    CLI::App app(
+        "seqbench compare: one row per model from an experiment's runs.csv (means over "
+        "runs sharing a label, best first); see docs/report.md",
+        "seqbench compare");
+    std::string runs_csv, format = "md", out, by = "label";
+    app.add_option("RUNS_CSV", runs_csv, "e.g. results/copy/runs.csv")->required();
+    app.add_option("--format", format, "md (Markdown, default) or csv")
+        ->check(CLI::IsMember({"md", "csv"}))
+        ->type_name("md|csv");
+    app.add_option("--out", out, "write the table to FILE (atomically) instead of stdout")
+        ->type_name("FILE");
+    app.add_option("--by", by, "the runs.csv column that groups runs into rows (default label)")
+        ->type_name("COLUMN");
+    if (!config::parse_cli(app, argc, argv)) return static_cast<int>(core::kExitOk);
+
+    report::CompareOptions opts;
+    opts.by = by;
+    const report::CompareTable table = report::compare_runs(report::read_csv(runs_csv), opts);
+    const std::string text =
+        format == "csv" ? report::compare_csv(table) : report::compare_markdown(table);
+    if (out.empty()) {
+      fmt::print("{}", text);
+    } else {
+      core::write_file_atomic(out, text);
+      fmt::print(stderr, "seqbench compare: {} row{} -> {}\n", table.rows.size(),
+                 table.rows.size() == 1 ? "" : "s", out);
+    }
+    return static_cast<int>(core::kExitOk);
+  });
+}
+
+}  // namespace seqbench::apps

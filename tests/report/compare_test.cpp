@@ -1,0 +1,214 @@
+#include "report/compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/check.hpp"
+#include "core/fs.hpp"
+#include "report/csv.hpp"
+#include "test_util.hpp"
+
+using namespace seqbench;
+using testutil::message_of;
+using testutil::TempDir;
+
+namespace {
+
+const char* kHeader =
+    "run_id,experiment,label,task,T,model,backend,hidden,params,batch,optimizer,lr,bptt,seed,"
+    "threads,gemm,data,status,updates,metric,final_metric,best_metric,best_step,final_loss,"
+    "updates_to_target,seconds_to_target,train_seconds,ms_per_update,peak_rss_mb,held_mb\n";
+
+// One runs.csv row with the columns compare reads set and the rest plausible.
+std::string run_row(const std::string& label, const std::string& model, int seed,
+                    const std::string& metric, double final_metric, double best_metric, int updates,
+                    int updates_to_target, double seconds_to_target, double ms, double rss,
+                    const std::string& T = "100") {
+  // Labels may hold commas: quote them the way CsvWriter does.
+  return fmt::format(
+      "{12},copy,{13},copy,{10},{1},ours,64,1000,32,adam,0.01,0,{2},2,onednn,synthetic,"
+      "finished,{5},{3},{4},{11},{5},0.5,{6},{7},10,{8},{9},3\n",
+      label, model, seed, metric, final_metric, updates, updates_to_target, seconds_to_target, ms,
+      rss, T, best_metric, report::csv_escape(label + "-s" + std::to_string(seed)),
+      report::csv_escape(label));
+}
+
+report::CsvTable table_of(const std::string& body) {
+  return report::parse_csv(std::string(kHeader) + body, "results/copy/runs.csv");
+}
+
+}  // namespace
+
+TEST(Compare, DirectionFollowsTheMetric) {
+  EXPECT_TRUE(report::higher_is_better("acc"));
+  EXPECT_TRUE(report::higher_is_better("Accuracy"));
+  EXPECT_FALSE(report::higher_is_better("mse"));
+  EXPECT_FALSE(report::higher_is_better("loss"));
+  EXPECT_FALSE(report::higher_is_better("bpc"));
+  EXPECT_FALSE(report::higher_is_better("ppl"));
+}
+
+TEST(Compare, GroupsByLabelAveragesAndCounts) {
+  const auto table = report::compare_runs(
+      table_of(run_row("lstm", "lstm", 1, "acc", 0.8, 0.9, 1000, 400, 4.0, 5.0, 50.0) +
+               run_row("rnn", "rnn", 1, "acc", 0.3, 0.35, 1000, -1, -1, 2.0, 20.0) +
+               run_row("lstm", "lstm", 2, "acc", 0.6, 0.7, 2000, 600, 8.0, 7.0, 70.0)));
+  ASSERT_EQ(table.rows.size(), 2u);
+  EXPECT_EQ(table.metric, "acc");
+  const auto& lstm = table.rows[0];
+  EXPECT_EQ(lstm.key, "lstm");
+  EXPECT_EQ(lstm.n, 2);
+  EXPECT_DOUBLE_EQ(lstm.final_metric, 0.7);
+  EXPECT_DOUBLE_EQ(lstm.best_metric, 0.8);
+  EXPECT_DOUBLE_EQ(lstm.updates, 1500);
+  EXPECT_DOUBLE_EQ(lstm.ms_per_update, 6.0);
+  EXPECT_DOUBLE_EQ(lstm.peak_rss_mb, 60.0);
+  ASSERT_TRUE(lstm.updates_to_target.has_value());
+  EXPECT_DOUBLE_EQ(*lstm.updates_to_target, 500);
+  EXPECT_DOUBLE_EQ(*lstm.seconds_to_target, 6.0);
+  // Identity columns the file has, in a fixed order; equal values are not repeated.
+  EXPECT_EQ(table.identity_columns, (std::vector<std::string>{"model", "task", "T", "data"}));
+  EXPECT_EQ(lstm.identity, (std::vector<std::string>{"lstm", "copy", "100", "synthetic"}));
+  EXPECT_EQ(table.rows[1].key, "rnn");
+  EXPECT_EQ(table.rows[1].n, 1);
+  EXPECT_FALSE(table.rows[1].updates_to_target.has_value());
+}
+
+TEST(Compare, AccuracySortsHighestFirstMseLowestFirst) {
+  const auto acc =
+      report::compare_runs(table_of(run_row("a", "rnn", 1, "acc", 0.2, 0.2, 10, -1, -1, 1, 1) +
+                                    run_row("b", "rnn", 1, "acc", 0.9, 0.9, 10, -1, -1, 1, 1) +
+                                    run_row("c", "rnn", 1, "acc", 0.5, 0.5, 10, -1, -1, 1, 1)));
+  ASSERT_EQ(acc.rows.size(), 3u);
+  EXPECT_EQ(acc.rows[0].key, "b");
+  EXPECT_EQ(acc.rows[1].key, "c");
+  EXPECT_EQ(acc.rows[2].key, "a");
+
+  const auto mse =
+      report::compare_runs(table_of(run_row("a", "rnn", 1, "mse", 0.2, 0.2, 10, -1, -1, 1, 1) +
+                                    run_row("b", "rnn", 1, "mse", 0.9, 0.9, 10, -1, -1, 1, 1) +
+                                    run_row("c", "rnn", 1, "mse", 0.05, 0.05, 10, -1, -1, 1, 1)));
+  ASSERT_EQ(mse.rows.size(), 3u);
+  EXPECT_EQ(mse.rows[0].key, "c");
+  EXPECT_EQ(mse.rows[1].key, "a");
+  EXPECT_EQ(mse.rows[2].key, "b");
+  EXPECT_EQ(report::compare_header(mse)[5], "n");
+  EXPECT_EQ(report::compare_header(mse)[6], "final mse");
+  EXPECT_EQ(report::compare_header(mse)[7], "best mse");
+}
+
+TEST(Compare, DivergedRunSortsLast) {
+  const auto t = report::compare_runs(
+      table_of(run_row("nan", "rnn", 1, "mse", std::nan(""), 0.3, 10, -1, -1, 1, 1) +
+               run_row("ok", "rnn", 1, "mse", 0.9, 0.9, 10, -1, -1, 1, 1)));
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0].key, "ok");
+  EXPECT_TRUE(std::isnan(t.rows[1].final_metric));
+}
+
+TEST(Compare, TargetNeverReachedIsADashAndPartialHitsAreCounted) {
+  const auto t = report::compare_runs(
+      table_of(run_row("never", "rnn", 1, "acc", 0.2, 0.2, 10, -1, -1, 1, 1) +
+               run_row("some", "lstm", 1, "acc", 0.9, 0.9, 10, 1200, 30, 1, 1) +
+               run_row("some", "lstm", 2, "acc", 0.8, 0.8, 10, -1, -1, 1, 1)));
+  const auto header = report::compare_header(t);
+  const auto cells = report::compare_cells(t, /*exact=*/false);
+  ASSERT_EQ(cells.size(), 2u);
+  const auto col = [&](const std::string& name) {
+    return std::find(header.begin(), header.end(), name) - header.begin();
+  };
+  EXPECT_EQ(cells[0][0], "some");
+  EXPECT_EQ(cells[0][col("updates_to_target")], "1200 (1/2)");
+  EXPECT_EQ(cells[0][col("seconds_to_target")], "30 (1/2)");
+  EXPECT_EQ(cells[1][col("updates_to_target")], "—");
+  EXPECT_EQ(cells[1][col("seconds_to_target")], "—");
+  EXPECT_EQ(cells[0][col("final acc")], "0.85");
+  EXPECT_EQ(cells[0][col("n")], "2");
+}
+
+TEST(Compare, MarkdownHasTheMetricInTheHeader) {
+  const auto md = report::compare_markdown(report::compare_runs(
+      table_of(run_row("lstm", "lstm", 1, "acc", 0.123456789, 0.2, 12345, -1, -1, 7.7203, 57.7))));
+  EXPECT_NE(md.find("final acc"), std::string::npos) << md;
+  EXPECT_NE(md.find("best acc"), std::string::npos) << md;
+  EXPECT_NE(md.find("0.1235"), std::string::npos) << md;  // rounded for reading
+  EXPECT_NE(md.find("12345"), std::string::npos) << md;   // counts without an exponent
+  EXPECT_NE(md.find("—"), std::string::npos) << md;
+  EXPECT_EQ(md.find("0.123456789"), std::string::npos) << md;
+}
+
+TEST(Compare, CsvOutputParsesBackWithExactMeans) {
+  const auto t = report::compare_runs(
+      table_of(run_row("lstm, big", "lstm", 1, "acc", 0.1, 0.2, 100, 50, 1.5, 3, 40) +
+               run_row("lstm, big", "lstm", 2, "acc", 0.2, 0.3, 200, -1, -1, 4, 41) +
+               run_row("gru", "gru", 1, "acc", 1.0 / 3.0, 0.4, 100, -1, -1, 4, 41)));
+  const std::string csv = report::compare_csv(t);
+  const report::CsvTable back = report::parse_csv(csv, "compare.csv");
+  EXPECT_EQ(back.columns, report::compare_header(t));
+  ASSERT_EQ(back.rows.size(), 2u);
+  // gru (1/3) beats the lstm mean (0.15) on accuracy.
+  EXPECT_EQ(back.rows[0][back.col("label")], "gru");
+  EXPECT_EQ(std::stod(back.rows[0][back.col("final acc")]), 1.0 / 3.0);
+  EXPECT_EQ(back.rows[0][back.col("updates_to_target")], "—");
+  EXPECT_EQ(back.rows[1][back.col("label")], "lstm, big");  // the comma survived quoting
+  EXPECT_EQ(std::stod(back.rows[1][back.col("final acc")]), (0.1 + 0.2) / 2);
+  EXPECT_EQ(back.rows[1][back.col("n")], "2");
+  EXPECT_EQ(back.rows[1][back.col("updates_to_target")], "50 (1/2)");
+}
+
+TEST(Compare, MixedMetricsGetAMetricColumnAndSortPerMetric) {
+  const auto t =
+      report::compare_runs(table_of(run_row("lstm", "lstm", 1, "mse", 0.5, 0.5, 10, -1, -1, 1, 1) +
+                                    run_row("lstm", "lstm", 1, "acc", 0.6, 0.6, 10, -1, -1, 1, 1) +
+                                    run_row("rnn", "rnn", 1, "mse", 0.1, 0.1, 10, -1, -1, 1, 1) +
+                                    run_row("rnn", "rnn", 1, "acc", 0.9, 0.9, 10, -1, -1, 1, 1)));
+  EXPECT_TRUE(t.metric.empty());
+  ASSERT_EQ(t.rows.size(), 4u);  // one label with two metrics is never averaged together
+  const auto header = report::compare_header(t);
+  EXPECT_NE(std::find(header.begin(), header.end(), "metric"), header.end());
+  EXPECT_EQ(t.rows[0].metric, "acc");
+  EXPECT_EQ(t.rows[0].key, "rnn");
+  EXPECT_EQ(t.rows[1].key, "lstm");
+  EXPECT_EQ(t.rows[2].metric, "mse");
+  EXPECT_EQ(t.rows[2].key, "rnn");
+}
+
+TEST(Compare, ByAnotherColumnJoinsDifferingIdentities) {
+  report::CompareOptions opts;
+  opts.by = "model";
+  const auto t = report::compare_runs(
+      table_of(run_row("a", "lstm", 1, "acc", 0.5, 0.5, 10, -1, -1, 1, 1, "100") +
+               run_row("b", "lstm", 1, "acc", 0.7, 0.7, 10, -1, -1, 1, 1, "200")),
+      opts);
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(report::compare_header(t)[0], "model");
+  EXPECT_EQ(t.identity_columns, (std::vector<std::string>{"task", "T", "data"}));
+  EXPECT_EQ(t.rows[0].identity[1], "100/200");
+  EXPECT_DOUBLE_EQ(t.rows[0].final_metric, 0.6);
+}
+
+TEST(Compare, ErrorsNameTheFile) {
+  const std::string missing = message_of([] {
+    report::compare_runs(report::parse_csv("label,metric\nx,acc\n", "results/copy/runs.csv"));
+  });
+  EXPECT_NE(missing.find("results/copy/runs.csv"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("final_metric"), std::string::npos) << missing;
+
+  const std::string empty = message_of([] { report::compare_runs(table_of("")); });
+  EXPECT_NE(empty.find("results/copy/runs.csv: no runs"), std::string::npos) << empty;
+
+  const std::string bad = message_of([] {
+    report::compare_runs(table_of(run_row("a", "rnn", 1, "acc", 0.5, 0.5, 10, -1, -1, 1, 1) +
+                                  "x,copy,b,copy,1,rnn,ours,1,1,1,adam,1,0,1,1,onednn,synthetic,"
+                                  "finished,10,acc,oops,0.1,1,1,-1,-1,1,1,1,1\n"));
+  });
+  EXPECT_NE(bad.find("results/copy/runs.csv:3"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("'oops'"), std::string::npos) << bad;
+
+  TempDir dir;
+  const std::string unreadable = message_of([&] { report::read_csv(dir / "nope.csv"); });
+  EXPECT_NE(unreadable.find(dir / "nope.csv"), std::string::npos) << unreadable;
+}
