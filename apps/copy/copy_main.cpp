@@ -1,6 +1,9 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "apps/copy/copy_experiment.hpp"
+#include "core/fs.hpp"
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
 #include "train/app.hpp"
@@ -35,12 +38,45 @@ int copy_main(int argc, char** argv) {
     };
   };
   // Transfer: evaluate a trained run's checkpoint on longer (or shorter) sequences.
-  std::vector<int64_t> eval_T;
+  std::vector<int64_t> eval_T, probe_T;
   spec.add_options = [&](CLI::App& app) {
     app.add_option("--eval-T", eval_T,
                    "transfer: evaluate the checkpoint of --run-id at these T (no training); "
                    "writes transfer.csv in the run directory")
         ->check(CLI::PositiveNumber);
+    app.add_option("--probe-memory", probe_T,
+                   "memory vs T: one training step of the configured model at each T (no "
+                   "training run); appends to <output.dir>/copy/memory.csv")
+        ->check(CLI::PositiveNumber);
+  };
+  // Memory vs T (Kerg et al.'s memory figure): in increasing T in one process, so the
+  // peak RSS of each row is the high-water mark up to and including that T.
+  spec.action = [&](const CopyConfig& c) -> int {
+    if (probe_T.empty()) return -1;
+    std::sort(probe_T.begin(), probe_T.end());
+    const std::string label = c.output.label.empty() ? c.model.cell : c.output.label;
+    core::make_dirs(c.output.dir + "/copy");
+    report::CsvWriter out(c.output.dir + "/copy/memory.csv",
+                          {"label", "model", "backend", "hidden", "batch", "task", "T", "length",
+                           "held_mb", "peak_rss_mb"},
+                          report::CsvWriter::Mode::Append);
+    std::vector<std::vector<std::string>> shown;
+    for (const int64_t T : probe_T) {
+      CopyConfig cc = c;
+      cc.task.T = T;
+      CopyExperiment e(cc);
+      e.init();
+      e.params().zero_grad();
+      e.train_step();
+      using W = report::CsvWriter;
+      const double held = double(e.held_bytes()) / (1024.0 * 1024.0), rss = train::peak_rss_mb();
+      out.row({label, c.model.cell, c.model.backend, W::cell(c.model.hidden), W::cell(c.train.batch),
+               c.task.name, W::cell(T), W::cell(e.task().length()), W::cell(held), W::cell(rss)});
+      shown.push_back({label, std::to_string(T), fmt::format("{:.2f}", held),
+                       fmt::format("{:.1f}", rss)});
+    }
+    fmt::print("{}", report::markdown_table({"label", "T", "held MB", "peak RSS MB"}, shown));
+    return 0;
   };
   spec.on_saved_run = [&] { return !eval_T.empty(); };
   spec.alternative = [&](const CopyConfig& c, CopyExperiment& e, const train::Checkpoint& ck) {

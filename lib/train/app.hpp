@@ -39,6 +39,9 @@ struct AppSpec {
   std::function<void(CLI::App&)> add_options;
   std::function<bool()> on_saved_run;
   std::function<int(const Cfg&, Exp&, const Checkpoint&)> alternative;
+  // Optional: an action on the resolved config instead of training (e.g. a memory
+  // probe); returns an exit code, or -1 to go on and train.
+  std::function<int(const Cfg&)> action;
 };
 
 inline int report_error(const std::string& app, const std::exception& e, int code) {
@@ -96,6 +99,10 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
 
     core::set_threads(cfg.train.threads);
     backend::set_gemm_impl(backend::parse_gemm_impl(cfg.train.gemm));
+    if (spec.action) {
+      const int rc = spec.action(cfg);
+      if (rc >= 0) return rc;
+    }
     Exp exp(cfg);
     if (saved_run) return spec.alternative(cfg, exp, load_checkpoint(run_dir + "/checkpoint.sbck"));
 

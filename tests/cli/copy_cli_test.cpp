@@ -339,3 +339,20 @@ TEST(CopyCli, EveryCommittedPresetResolves) {
   }
   EXPECT_GE(n, 14);
 }
+
+TEST(CopyCli, ProbeMemoryRecordsHeldBytesGrowingWithT) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  const auto r = run(kCopy + " --config tiny.yaml --probe-memory 40 10 20", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto m = report::read_csv(dir + "/results/copy/memory.csv");
+  ASSERT_EQ(m.rows.size(), 3u);
+  std::vector<double> held;
+  for (const auto& row : m.rows) held.push_back(std::stod(row[m.col("held_mb")]));
+  EXPECT_EQ(m.rows[0][m.col("T")], "10");  // sorted
+  EXPECT_LT(held[0], held[1]);
+  EXPECT_LT(held[1], held[2]);
+  // BPTT state is linear in the sequence length L = T + 6: (40+6)/(10+6) within 10%.
+  EXPECT_NEAR(held[2] / held[0], 46.0 / 16.0, 0.1 * 46.0 / 16.0);
+  EXPECT_FALSE(fs::exists(dir + "/results/copy/runs.csv")) << "no training run";
+}
