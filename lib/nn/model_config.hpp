@@ -23,6 +23,9 @@ struct ModelConfig {
   double beta = 0.1;     // adam / rmsprop second-moment decay β
   double eps = 1e-16;    // adam / rmsprop ε
   int64_t restart = 2;   // sr_lstm: restart period in time steps (0 = never)
+  // mem_rnn, rel_rnn, rel_lstm (Kerg et al. 2020): attention over past hidden states
+  int64_t nu = 10;   // short-term buffer ν
+  int64_t rho = 15;  // relevant set ρ
   // stable_rnn, stable_lstm (Miller & Hardt 2019): projection after every update
   double stable_lambda = 1.0;               // contraction bound λ
   std::string stable_variant = "paper";     // stable_lstm: paper (derived bound) | official_l1
@@ -31,9 +34,10 @@ struct ModelConfig {
   void visit(V& v) {
     v("cell", cell,
       "recurrent cell: lstm | rnn | momentum_lstm | adam_lstm | rmsprop_lstm | sr_lstm | "
-      "momentum_rnn | stable_rnn | stable_lstm",
+      "momentum_rnn | stable_rnn | stable_lstm | mem_rnn | rel_rnn | rel_lstm",
       config::one_of({"lstm", "rnn", "momentum_lstm", "adam_lstm", "rmsprop_lstm", "sr_lstm",
-                      "momentum_rnn", "stable_rnn", "stable_lstm"}));
+                      "momentum_rnn", "stable_rnn", "stable_lstm", "mem_rnn", "rel_rnn",
+                      "rel_lstm"}));
     v("hidden", hidden, "hidden units H", config::at_least(1));
     v("backend", backend, "ours | onednn (lstm only; full BPTT only)",
       config::one_of({"ours", "onednn"}));
@@ -49,6 +53,8 @@ struct ModelConfig {
     v("beta", beta, "adam_lstm / rmsprop_lstm: second-moment decay β", config::range(0.0, 1.0));
     v("eps", eps, "adam_lstm / rmsprop_lstm: ε", config::positive());
     v("restart", restart, "sr_lstm: restart period (0 = never)", config::non_negative());
+    v("nu", nu, "rel_rnn / rel_lstm: short-term buffer size ν", config::at_least(1));
+    v("rho", rho, "rel_rnn / rel_lstm: relevant set size ρ", config::non_negative());
     v("stable_lambda", stable_lambda, "stable_rnn / stable_lstm: contraction bound λ",
       config::positive());
     v("stable_variant", stable_variant,

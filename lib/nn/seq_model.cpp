@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "nn/attentive.hpp"
 #include "nn/cells/lstm.hpp"
 #include "nn/cells/momentum.hpp"
 #include "nn/cells/rnn.hpp"
@@ -57,6 +58,21 @@ std::unique_ptr<SequenceLayer<float>> make_recurrent(const ModelConfig& cfg, cor
     throw core::UsageError(fmt::format(
         "model.backend: onednn runs the plain lstm only, not '{}' (hint: model.backend: ours)",
         cfg.cell));
+  if (cfg.cell == "mem_rnn" || cfg.cell == "rel_rnn" || cfg.cell == "rel_lstm") {
+    AttentiveOptions o;
+    o.kind = cfg.cell;
+    o.nonlinearity = cfg.nonlinearity;
+    o.nu = cfg.nu;
+    o.rho = cfg.rho;
+    o.bptt = bptt;
+    o.forget_bias = cfg.forget_bias;
+    if (cfg.init != "default")
+      throw core::UsageError(fmt::format(
+          "model.init: momentum_paper applies to the momentum cells, not '{}' (hint: model.init: "
+          "default)",
+          cfg.cell));
+    return std::make_unique<AttentiveRecurrent<float>>(ps, name, input, cfg.hidden, o);
+  }
   if (cfg.cell == "rnn" || cfg.cell == "stable_rnn") {
     Recurrent<RnnCell<float>>::UpdateFn project;
     if (cfg.cell == "stable_rnn") {
@@ -106,7 +122,7 @@ std::unique_ptr<SequenceLayer<float>> make_recurrent(const ModelConfig& cfg, cor
   }
   throw core::UsageError(fmt::format(
       "model.cell: unknown cell '{}' (have: lstm, rnn, momentum_lstm, adam_lstm, rmsprop_lstm, "
-      "sr_lstm, momentum_rnn)",
+      "sr_lstm, momentum_rnn, stable_rnn, stable_lstm, mem_rnn, rel_rnn, rel_lstm)",
       cfg.cell));
 }
 

@@ -44,7 +44,11 @@ std::string Progress::format_bar(int64_t done, int64_t total, double rate, const
                                  size_t max_width) {
   const double frac = total > 0 ? std::clamp(double(done) / double(total), 0.0, 1.0) : 1.0;
   const int filled = static_cast<int>(frac * kBarWidth);
-  std::string out = "[" + std::string(filled, '#') + std::string(kBarWidth - filled, '.') + "]";
+  // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "[" + std::string(...) at -O3.
+  std::string out = "[";
+  out.append(size_t(filled), '#');
+  out.append(size_t(kBarWidth - filled), '.');
+  out += ']';
   out += fmt::format(" {}/{} {}%", done, total, static_cast<int>(frac * 100));
   const bool known = std::isfinite(rate) && rate > 0;
   if (!known)
