@@ -26,6 +26,9 @@ struct ModelConfig {
   // mem_rnn, rel_rnn, rel_lstm (Kerg et al. 2020): attention over past hidden states
   int64_t nu = 10;   // short-term buffer ν
   int64_t rho = 15;  // relevant set ρ
+  // sab (Ke et al. 2018): truncation window = train.bptt
+  int64_t attk = 5;  // store every attk-th state in the memory
+  int64_t ktop = 5;  // attend the top-k memories
   // stable_rnn, stable_lstm (Miller & Hardt 2019): projection after every update
   double stable_lambda = 1.0;               // contraction bound λ
   std::string stable_variant = "paper";     // stable_lstm: paper (derived bound) | official_l1
@@ -34,10 +37,10 @@ struct ModelConfig {
   void visit(V& v) {
     v("cell", cell,
       "recurrent cell: lstm | rnn | momentum_lstm | adam_lstm | rmsprop_lstm | sr_lstm | "
-      "momentum_rnn | stable_rnn | stable_lstm | mem_rnn | rel_rnn | rel_lstm",
+      "momentum_rnn | stable_rnn | stable_lstm | mem_rnn | rel_rnn | rel_lstm | sab",
       config::one_of({"lstm", "rnn", "momentum_lstm", "adam_lstm", "rmsprop_lstm", "sr_lstm",
                       "momentum_rnn", "stable_rnn", "stable_lstm", "mem_rnn", "rel_rnn",
-                      "rel_lstm"}));
+                      "rel_lstm", "sab"}));
     v("hidden", hidden, "hidden units H", config::at_least(1));
     v("backend", backend, "ours | onednn (lstm only; full BPTT only)",
       config::one_of({"ours", "onednn"}));
@@ -55,6 +58,9 @@ struct ModelConfig {
     v("restart", restart, "sr_lstm: restart period (0 = never)", config::non_negative());
     v("nu", nu, "rel_rnn / rel_lstm: short-term buffer size ν", config::at_least(1));
     v("rho", rho, "rel_rnn / rel_lstm: relevant set size ρ", config::non_negative());
+    v("attk", attk, "sab: store every attk-th state (truncation window: train.bptt)",
+      config::at_least(1));
+    v("ktop", ktop, "sab: attend the top-k memories", config::at_least(1));
     v("stable_lambda", stable_lambda, "stable_rnn / stable_lstm: contraction bound λ",
       config::positive());
     v("stable_variant", stable_variant,

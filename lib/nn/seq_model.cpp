@@ -9,6 +9,7 @@
 #include "nn/cells/rnn.hpp"
 #include "nn/dnnl_lstm_layer.hpp"
 #include "nn/recurrent.hpp"
+#include "nn/sab.hpp"
 #include "optim/projection.hpp"
 
 namespace seqbench::nn {
@@ -73,6 +74,13 @@ std::unique_ptr<SequenceLayer<float>> make_recurrent(const ModelConfig& cfg, cor
           cfg.cell));
     return std::make_unique<AttentiveRecurrent<float>>(ps, name, input, cfg.hidden, o);
   }
+  if (cfg.cell == "sab") {
+    if (cfg.init != "default")
+      throw core::UsageError("model.init: momentum_paper applies to the momentum cells, not "
+                             "'sab' (hint: model.init: default)");
+    return std::make_unique<SabLayer<float>>(
+        ps, name, input, cfg.hidden, SabOptions{bptt, cfg.attk, cfg.ktop, cfg.forget_bias});
+  }
   if (cfg.cell == "rnn" || cfg.cell == "stable_rnn") {
     Recurrent<RnnCell<float>>::UpdateFn project;
     if (cfg.cell == "stable_rnn") {
@@ -122,7 +130,7 @@ std::unique_ptr<SequenceLayer<float>> make_recurrent(const ModelConfig& cfg, cor
   }
   throw core::UsageError(fmt::format(
       "model.cell: unknown cell '{}' (have: lstm, rnn, momentum_lstm, adam_lstm, rmsprop_lstm, "
-      "sr_lstm, momentum_rnn, stable_rnn, stable_lstm, mem_rnn, rel_rnn, rel_lstm)",
+      "sr_lstm, momentum_rnn, stable_rnn, stable_lstm, mem_rnn, rel_rnn, rel_lstm, sab)",
       cfg.cell));
 }
 

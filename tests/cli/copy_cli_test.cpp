@@ -267,7 +267,7 @@ TEST_P(CopyCells, EveryCellTrainsThroughTheBinary) {
 INSTANTIATE_TEST_SUITE_P(Cells, CopyCells,
                          ::testing::Values("lstm", "rnn", "momentum_lstm", "adam_lstm",
                                            "rmsprop_lstm", "sr_lstm", "momentum_rnn", "stable_rnn",
-                                           "stable_lstm", "mem_rnn", "rel_rnn", "rel_lstm"));
+                                           "stable_lstm", "mem_rnn", "rel_rnn", "rel_lstm", "sab"));
 
 TEST(CopyCli, StableRnnStaysInsideTheSpectralBall) {
   const std::string dir = clitest::fresh_dir("x");
