@@ -3,17 +3,12 @@
 #include <cmath>
 
 #include "backend/gemm.hpp"
+#include "nn/cells/lstm_gates.hpp"
 
 namespace seqbench::nn {
 
 using backend::Trans;
 
-namespace {
-template <class T>
-inline T sigmoid(T x) {
-  return T(1) / (T(1) + std::exp(-x));
-}
-}  // namespace
 
 template <class T>
 LstmCell<T>::LstmCell(core::ParamStoreT<T>& ps, const std::string& name, int64_t input,
@@ -63,22 +58,8 @@ void LstmCell<T>::step_forward(int64_t /*t*/, int64_t b, const T* xp, const T* s
     const T* c_prev = s_prev + r * S + H;
     T* h = s + r * S;
     T* c = h + H;
-    T* tc = a + G;
-    for (int64_t j = 0; j < H; ++j) {
-      const T i = sigmoid(a[j] + xr[j]);
-      const T f = sigmoid(a[H + j] + xr[H + j]);
-      const T gg = std::tanh(a[2 * H + j] + xr[2 * H + j]);
-      const T o = sigmoid(a[3 * H + j] + xr[3 * H + j]);
-      const T cn = f * c_prev[j] + i * gg;
-      const T t = std::tanh(cn);
-      a[j] = i;
-      a[H + j] = f;
-      a[2 * H + j] = gg;
-      a[3 * H + j] = o;
-      tc[j] = t;
-      c[j] = cn;
-      h[j] = o * t;
-    }
+    for (int64_t k = 0; k < G; ++k) a[k] += xr[k];
+    lstm_gates_forward(H, a, c_prev, c, a + G, h);
   }
 }
 
@@ -94,15 +75,7 @@ void LstmCell<T>::step_backward(int64_t /*t*/, int64_t b, const T* s_prev, T* ca
     const T* dc = dh + H;
     T* da = dxp + r * G;
     T* dc_prev = ds_prev + r * S + H;
-    for (int64_t j = 0; j < H; ++j) {
-      const T i = a[j], f = a[H + j], gg = a[2 * H + j], o = a[3 * H + j], t = tc[j];
-      const T dct = dc[j] + dh[j] * o * (T(1) - t * t);
-      da[j] = dct * gg * i * (T(1) - i);
-      da[H + j] = dct * c_prev[j] * f * (T(1) - f);
-      da[2 * H + j] = dct * i * (T(1) - gg * gg);
-      da[3 * H + j] = dh[j] * t * o * (T(1) - o);
-      dc_prev[j] = dct * f;
-    }
+    lstm_gates_backward(H, a, tc, c_prev, dh, dc, da, dc_prev);
   }
   // dh_prev = dA w_h^T into the h part of ds_prev (row stride S).
   backend::gemm<T>(Trans::N, Trans::T, b, H, G, T(1), dxp, G, w_h_->value, G, T(0), ds_prev, S);

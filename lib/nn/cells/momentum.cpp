@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/gemm.hpp"
+#include "nn/cells/lstm_gates.hpp"
 #include "core/check.hpp"
 #include "nn/init.hpp"
 
@@ -16,11 +17,6 @@ namespace seqbench::nn {
 using backend::Trans;
 
 namespace {
-
-template <class T>
-inline T sigmoid(T x) {
-  return T(1) / (T(1) + std::exp(-x));
-}
 
 // The coefficient of v_{t-1} for the scheduled-restart (Nesterov) kinds: k runs
 // 1, 2, ..., restart, 1, 2, ... over the 0-based steps t of one forward call, as the
@@ -200,21 +196,7 @@ void MomentumLstmCell<T>::step_forward(int64_t t, int64_t b, const T* xp, const 
         a[k] += vk + bh[k];
       }
     }
-    for (int64_t j = 0; j < H; ++j) {
-      const T i = sigmoid(a[j]);
-      const T f = sigmoid(a[H + j]);
-      const T gg = std::tanh(a[2 * H + j]);
-      const T o = sigmoid(a[3 * H + j]);
-      const T cn = f * c_prev[j] + i * gg;
-      const T th = std::tanh(cn);
-      a[j] = i;
-      a[H + j] = f;
-      a[2 * H + j] = gg;
-      a[3 * H + j] = o;
-      tc[j] = th;
-      c[j] = cn;
-      h[j] = o * th;
-    }
+    lstm_gates_forward(H, a, c_prev, c, tc, h);
   }
 }
 
@@ -237,15 +219,7 @@ void MomentumLstmCell<T>::step_backward(int64_t t, int64_t b, const T* s_prev, T
     T* dp = dxp + r * G;
     T* dc_prev = ds_prev + r * S + H;
     T* dv_prev = dc_prev + H;
-    for (int64_t j = 0; j < H; ++j) {
-      const T i = a[j], f = a[H + j], gg = a[2 * H + j], o = a[3 * H + j], th = tc[j];
-      const T dct = dc[j] + dh[j] * o * (T(1) - th * th);
-      a[j] = dct * gg * i * (T(1) - i);
-      a[H + j] = dct * c_prev[j] * f * (T(1) - f);
-      a[2 * H + j] = dct * i * (T(1) - gg * gg);
-      a[3 * H + j] = dh[j] * th * o * (T(1) - o);
-      dc_prev[j] = dct * f;
-    }
+    lstm_gates_backward(H, a, tc, c_prev, dh, dc, a, dc_prev);  // dL/da over the gates
     if (adam) {
       const T* pc = tc + H;
       const T* root = pc + G;
