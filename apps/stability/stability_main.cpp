@@ -1,7 +1,10 @@
 // seqbench stability: the analyses of Miller & Hardt (2019), "Stable Recurrent Models".
 //   seqbench stability truncation [--lambda 0.8] [--T 80] [--k-max 50] ...
-// writes results/stability/truncation-l<λ>.csv (k, gap, bound) and prints the fitted
-// decay rate of the gradient gap next to log λ (Lemma 2: gap = O(k λ^k)).
+//     writes results/stability/truncation-l<λ>.csv (k, gap, bound) and prints the fitted
+//     decay rate of the gradient gap next to log λ (Lemma 2: gap = O(k λ^k)).
+//   seqbench stability weights [--lambda 0.8] [--k 2 4 8 16] [--steps 200] ...
+//     writes results/stability/weight-gap-l<λ>.csv (k, step, gap): the distance between
+//     recurrent and truncated weights under projected GD with step α/t (Proposition 2).
 #include "apps/stability/stability_main.hpp"
 
 #include <CLI/CLI.hpp>
@@ -15,6 +18,7 @@
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
 #include "train/truncation.hpp"
+#include "train/weight_gap.hpp"
 
 namespace seqbench::apps {
 
@@ -40,7 +44,41 @@ int stability_main(int argc, char** argv) {
         ->check(CLI::PositiveNumber);
     trunc->add_option("--seed", cfg.seed, "random seed");
     trunc->add_option("--out", out, "results root");
+    train::WeightGapConfig wg;
+    CLI::App* weights = app.add_subcommand(
+        "weights",
+        "weight gap between a recurrent and a k-truncated model trained by projected GD with "
+        "step alpha/t (Proposition 2)");
+    weights->add_option("--lambda", wg.lambda, "contraction bound λ, in (0, 1)")
+        ->check(CLI::Range(1e-6, 1.0 - 1e-9));
+    weights->add_option("--T", wg.T, "sequence length")->check(CLI::Range(2, 100000));
+    weights->add_option("--hidden", wg.hidden, "hidden units")->check(CLI::Range(1, 4096));
+    weights->add_option("--steps", wg.steps, "gradient steps N")->check(CLI::Range(0, 10000000));
+    weights->add_option("--alpha", wg.alpha, "step size α (step t uses α/t)")
+        ->check(CLI::PositiveNumber);
+    weights->add_option("--k", wg.ks, "truncation windows")->check(CLI::PositiveNumber);
+    weights->add_option("--seed", wg.seed, "random seed");
+    weights->add_option("--out", out, "results root");
     if (!config::parse_cli(app, argc, argv)) return core::kExitOk;
+    if (weights->parsed()) {
+      const auto rows = train::weight_gap(wg);
+      const std::string dir = out + "/stability";
+      core::make_dirs(dir);
+      const std::string path = fmt::format("{}/weight-gap-l{}.csv", dir, wg.lambda);
+      report::CsvWriter csv(path, {"k", "step", "gap"}, report::CsvWriter::Mode::Truncate);
+      std::vector<std::vector<std::string>> cells, shown;
+      for (const auto& r : rows) {
+        cells.push_back({report::CsvWriter::cell(r.k), report::CsvWriter::cell(r.step),
+                         report::CsvWriter::cell(r.gap)});
+        if (r.step == wg.steps)
+          shown.push_back({std::to_string(r.k), fmt::format("{:.3e}", r.gap)});
+      }
+      csv.rows(cells);
+      fmt::print("{}\n", report::markdown_table(
+                             {"k", fmt::format("weight gap after {} steps", wg.steps)}, shown));
+      fmt::print("wrote {}\n", path);
+      return core::kExitOk;
+    }
     if (cfg.k_max >= cfg.T)
       throw core::UsageError(fmt::format("--k-max {} must be below --T {}", cfg.k_max, cfg.T));
 

@@ -60,3 +60,13 @@ TEST(StabilityCli, TruncationWritesTheGapTableAndTheFittedRate) {
   EXPECT_EQ(run(kFront + " stability truncation --lambda 1.5", dir).code, 2);
   EXPECT_EQ(run(kFront + " stability truncation --T 10 --k-max 10", dir).code, 2);
 }
+
+TEST(StabilityCli, WeightsWritesTheGapPerKAndStep) {
+  const std::string dir = clitest::fresh_dir("x");
+  const auto r = run(kFront + " stability weights --steps 20 --k 2 8", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto t = report::read_csv(dir + "/results/stability/weight-gap-l0.8.csv");
+  EXPECT_EQ(t.columns, (std::vector<std::string>{"k", "step", "gap"}));
+  EXPECT_EQ(t.rows.size(), 2u * 3u);  // steps 0, 10, 20 for each k
+  EXPECT_EQ(run(kFront + " stability weights --k 0", dir).code, 2);
+}
