@@ -103,6 +103,16 @@ void expect_truncation_is_chunkwise(const std::function<Cell(core::ParamStoreT<d
   auto g = trunc.ps.grads();
   auto g_ref = full.ps.grads();
   for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], g_ref[i], 1e-12) << "param grad " << i;
+
+  // Guard against a driver that ignores k: the truncated gradient must differ from the
+  // full-BPTT one on the whole sequence.
+  Fixture<Cell> whole(make, T, B, 0, seed, 0.5);
+  whole.loss();
+  DTensor dx_whole(whole.x.shape());
+  whole.rnn->backward(whole.w_y.cview(), dx_whole.view(), core::ViewT<double>());
+  double diff = 0;
+  for (int64_t i = 0; i < dx.numel(); ++i) diff += std::abs(dx[i] - dx_whole[i]);
+  EXPECT_GT(diff, 1e-6) << "truncation changed nothing";
 }
 
 }  // namespace seqbench::cellcheck

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "backend/gemm.hpp"
+#include "nn/cells/input_projection.hpp"
 #include "nn/cells/lstm_gates.hpp"
 
 namespace seqbench::nn {
@@ -32,19 +33,12 @@ void LstmCell<T>::init(core::Rng& rng, double forget_bias) {
 
 template <class T>
 void LstmCell<T>::input_forward(int64_t n, const T* x, T* xp) const {
-  const int64_t g = 4 * h_;
-  for (int64_t r = 0; r < n; ++r)
-    for (int64_t k = 0; k < g; ++k) xp[r * g + k] = b_->value[k];
-  backend::gemm<T>(Trans::N, Trans::N, n, g, in_, T(1), x, in_, w_x_->value, g, T(1), xp, g);
+  project_input(n, in_, 4 * h_, x, w_x_->value, b_->value, xp);
 }
 
 template <class T>
 void LstmCell<T>::input_backward(int64_t n, const T* x, const T* dxp, T* dx) {
-  const int64_t g = 4 * h_;
-  if (dx) backend::gemm<T>(Trans::N, Trans::T, n, in_, g, T(1), dxp, g, w_x_->value, g, T(0), dx, in_);
-  backend::gemm<T>(Trans::T, Trans::N, in_, g, n, T(1), x, in_, dxp, g, T(1), w_x_->grad, g);
-  for (int64_t r = 0; r < n; ++r)
-    for (int64_t k = 0; k < g; ++k) b_->grad[k] += dxp[r * g + k];
+  project_input_backward(n, in_, 4 * h_, x, w_x_->value, dxp, dx, w_x_->grad, b_->grad);
 }
 
 template <class T>

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/gemm.hpp"
+#include "nn/cells/input_projection.hpp"
 #include "nn/cells/lstm_gates.hpp"
 #include "core/check.hpp"
 #include "nn/init.hpp"
@@ -138,20 +139,12 @@ void MomentumLstmCell<T>::init_momentum_paper(core::Rng& rng, double forget_bias
 
 template <class T>
 void MomentumLstmCell<T>::input_forward(int64_t n, const T* x, T* xp) const {
-  const int64_t g = 4 * h_;
-  for (int64_t r = 0; r < n; ++r)
-    for (int64_t k = 0; k < g; ++k) xp[r * g + k] = b_x_->value[k];
-  backend::gemm<T>(Trans::N, Trans::N, n, g, in_, T(1), x, in_, w_x_->value, g, T(1), xp, g);
+  project_input(n, in_, 4 * h_, x, w_x_->value, b_x_->value, xp);
 }
 
 template <class T>
 void MomentumLstmCell<T>::input_backward(int64_t n, const T* x, const T* dxp, T* dx) {
-  const int64_t g = 4 * h_;
-  if (dx)
-    backend::gemm<T>(Trans::N, Trans::T, n, in_, g, T(1), dxp, g, w_x_->value, g, T(0), dx, in_);
-  backend::gemm<T>(Trans::T, Trans::N, in_, g, n, T(1), x, in_, dxp, g, T(1), w_x_->grad, g);
-  for (int64_t r = 0; r < n; ++r)
-    for (int64_t k = 0; k < g; ++k) b_x_->grad[k] += dxp[r * g + k];
+  project_input_backward(n, in_, 4 * h_, x, w_x_->value, dxp, dx, w_x_->grad, b_x_->grad);
 }
 
 template <class T>
@@ -293,14 +286,12 @@ void MomentumRnnCell<T>::init_momentum_paper(core::Rng& rng, double /*forget_bia
 
 template <class T>
 void MomentumRnnCell<T>::input_forward(int64_t n, const T* x, T* xp) const {
-  backend::gemm<T>(Trans::N, Trans::N, n, h_, in_, T(1), x, in_, w_x_->value, h_, T(0), xp, h_);
+  project_input<T>(n, in_, h_, x, w_x_->value, nullptr, xp);
 }
 
 template <class T>
 void MomentumRnnCell<T>::input_backward(int64_t n, const T* x, const T* dxp, T* dx) {
-  if (dx)
-    backend::gemm<T>(Trans::N, Trans::T, n, in_, h_, T(1), dxp, h_, w_x_->value, h_, T(0), dx, in_);
-  backend::gemm<T>(Trans::T, Trans::N, in_, h_, n, T(1), x, in_, dxp, h_, T(1), w_x_->grad, h_);
+  project_input_backward<T>(n, in_, h_, x, w_x_->value, dxp, dx, w_x_->grad, nullptr);
 }
 
 template <class T>

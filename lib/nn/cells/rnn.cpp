@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "backend/gemm.hpp"
+#include "nn/cells/input_projection.hpp"
 #include "nn/init.hpp"
 
 namespace seqbench::nn {
@@ -73,19 +74,12 @@ void RnnCell<T>::init(core::Rng& rng, double /*forget_bias: no forget gate*/) {
 
 template <class T>
 void RnnCell<T>::input_forward(int64_t n, const T* x, T* xp) const {
-  const int64_t H = h_;
-  for (int64_t r = 0; r < n; ++r) std::copy_n(b_->value, H, xp + r * H);
-  backend::gemm<T>(Trans::N, Trans::N, n, H, in_, T(1), x, in_, w_x_->value, H, T(1), xp, H);
+  project_input(n, in_, h_, x, w_x_->value, b_->value, xp);
 }
 
 template <class T>
 void RnnCell<T>::input_backward(int64_t n, const T* x, const T* dxp, T* dx) {
-  const int64_t H = h_;
-  if (dx)
-    backend::gemm<T>(Trans::N, Trans::T, n, in_, H, T(1), dxp, H, w_x_->value, H, T(0), dx, in_);
-  backend::gemm<T>(Trans::T, Trans::N, in_, H, n, T(1), x, in_, dxp, H, T(1), w_x_->grad, H);
-  for (int64_t r = 0; r < n; ++r)
-    for (int64_t j = 0; j < H; ++j) b_->grad[j] += dxp[r * H + j];
+  project_input_backward(n, in_, h_, x, w_x_->value, dxp, dx, w_x_->grad, b_->grad);
 }
 
 template <class T>
