@@ -2,6 +2,7 @@
 
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
+#include <omp.h>
 
 #include <atomic>
 #include <limits>
@@ -40,6 +41,25 @@ void scale_c(int64_t m, int64_t n, T beta, T* c, int64_t ldc) {
 
 CBLAS_TRANSPOSE to_cblas(Trans t) { return t == Trans::N ? CblasNoTrans : CblasTrans; }
 
+// Products below this many multiply-adds run on one thread. The per-step GEMMs of a
+// small-batch recurrent step (B=10, H=128: 0.65M) take ~15 us; splitting them costs a
+// fork/join each, and on a shared machine a thread that waits for a descheduled peer
+// turned a 18 ms copy-task update into 190 ms (docs/performance.md).
+constexpr int64_t kSerialBelow = int64_t(1) << 21;
+
+// Runs f with OpenMP limited to one thread when the product is small (restored after).
+template <class F>
+void maybe_serial(int64_t m, int64_t n, int64_t k, F&& f) {
+  const int prev = omp_get_max_threads();
+  if (prev > 1 && !omp_in_parallel() && m * n * k < kSerialBelow) {
+    omp_set_num_threads(1);
+    f();
+    omp_set_num_threads(prev);
+  } else {
+    f();
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -61,8 +81,11 @@ void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, T alpha, const T*
 
   if constexpr (std::is_same_v<T, float>) {
     if (g_impl.load(std::memory_order_relaxed) == GemmImpl::OneDnn) {
-      const dnnl_status_t st = dnnl_sgemm(ta == Trans::N ? 'N' : 'T', tb == Trans::N ? 'N' : 'T', m,
-                                          n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+      dnnl_status_t st = dnnl_success;
+      maybe_serial(m, n, k, [&] {
+        st = dnnl_sgemm(ta == Trans::N ? 'N' : 'T', tb == Trans::N ? 'N' : 'T', m, n, k, alpha, a,
+                        lda, b, ldb, beta, c, ldc);
+      });
       SB_CHECK(st == dnnl_success, "gemm: dnnl_sgemm failed with status {} (m={} n={} k={})",
                static_cast<int>(st), m, n, k);
       return;

@@ -5,6 +5,7 @@
 
 #include "backend/gemm.hpp"
 #include "core/check.hpp"
+#include "nn/fast_math.hpp"
 
 namespace seqbench::nn {
 
@@ -127,7 +128,6 @@ void AttentiveRecurrent<T>::reserve(int64_t steps, int64_t b) {
   }
   grow(final_, b * state_size());
   grow(q_, 2 * b * H);
-  grow(u_, H);
   grow(dalpha_, kmax);
 }
 
@@ -164,13 +164,14 @@ void AttentiveRecurrent<T>::attend_forward(int64_t t) {
     for (int64_t k = 0; k < K; ++k) {
       const T* hu = hu_.data() + (idx[k] * b + r) * H;
       T e = T(0);
-      for (int64_t j = 0; j < H; ++j) e += v[j] * std::tanh(qr[j] + hu[j]);
+#pragma omp simd reduction(+ : e)
+      for (int64_t j = 0; j < H; ++j) e += v[j] * fast_tanh(qr[j] + hu[j]);
       alpha[k] = e;
       emax = k == 0 ? e : std::max(emax, e);
     }
     T z = T(0);
     for (int64_t k = 0; k < K; ++k) {
-      alpha[k] = std::exp(alpha[k] - emax);
+      alpha[k] = fast_exp(alpha[k] - emax);
       z += alpha[k];
     }
     for (int64_t k = 0; k < K; ++k) alpha[k] /= z;
@@ -180,7 +181,9 @@ void AttentiveRecurrent<T>::attend_forward(int64_t t) {
     std::copy_n(h_prev, H, s);
     for (int64_t k = 0; k < K; ++k) {
       const T* hi = cout_.data() + (idx[k] * b + r) * sc;
-      for (int64_t j = 0; j < H; ++j) s[j] += alpha[k] * hi[j];
+      const T a = alpha[k];
+#pragma omp simd
+      for (int64_t j = 0; j < H; ++j) s[j] += a * hi[j];
     }
     for (int64_t j = 0; j < H; ++j) s[j] *= T(0.5);
     if (rel)
@@ -263,7 +266,6 @@ void AttentiveRecurrent<T>::attend_backward(int64_t t, const T* ds) {
   std::fill_n(dq, b * H, T(0));
   const T* v = v_->value;
   T* dv = v_->grad;
-  T* u = u_.data();
   T* dalpha = dalpha_.data();
   // Membership and α's normalisation set are the forward's (discrete: constants here).
   for (int64_t r = 0; r < b; ++r) {
@@ -278,10 +280,12 @@ void AttentiveRecurrent<T>::attend_backward(int64_t t, const T* ds) {
       const T* hi = cout_.data() + (idx[k] * b + r) * sc;
       T* dhi = dh_.data() + (idx[k] * b + r) * H;
       T da = T(0);
+      const T ak = alpha[k];
+#pragma omp simd reduction(+ : da)
       for (int64_t j = 0; j < H; ++j) {
         const T dc = T(0.5) * dsr[j];
         da += dc * hi[j];
-        dhi[j] += alpha[k] * dc;
+        dhi[j] += ak * dc;
       }
       dalpha[k] = da;
       dot += alpha[k] * da;
@@ -292,10 +296,11 @@ void AttentiveRecurrent<T>::attend_backward(int64_t t, const T* ds) {
       const T de = alpha[k] * (dalpha[k] - dot);  // softmax backward
       const T* hu = hu_.data() + (idx[k] * b + r) * H;
       T* dhu = dhu_.data() + (idx[k] * b + r) * H;
-      for (int64_t j = 0; j < H; ++j) u[j] = std::tanh(qr[j] + hu[j]);
+#pragma omp simd
       for (int64_t j = 0; j < H; ++j) {
-        dv[j] += de * u[j];
-        const T dpre = de * v[j] * (T(1) - u[j] * u[j]);
+        const T uj = fast_tanh(qr[j] + hu[j]);
+        dv[j] += de * uj;
+        const T dpre = de * v[j] * (T(1) - uj * uj);
         dqr[j] += dpre;
         dhu[j] += dpre;
       }
@@ -404,7 +409,7 @@ template <class T>
 size_t AttentiveRecurrent<T>::held_bytes() const {
   size_t n = 0;
   for (const auto* v : {&xp_, &cin_, &cout_, &cache_, &hu_, &att_alpha_, &score_, &final_,
-                        &slot_score_, &q_, &u_, &dalpha_, &dh_, &dhu_, &ds_, &ds_prev_, &dsq_})
+                        &slot_score_, &q_, &dalpha_, &dh_, &dhu_, &ds_, &ds_prev_, &dsq_})
     n += v->size() * sizeof(T);
   n += (att_idx_.size() + slot_idx_.size()) * sizeof(int32_t);
   n += (kappa_.size() + att_off_.size()) * sizeof(int64_t);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/check.hpp"
+#include "nn/fast_math.hpp"
 
 namespace seqbench::nn {
 
@@ -140,7 +141,7 @@ void SabLayer<T>::forward(core::ViewT<const T> x, core::ViewT<const T> s0, core:
       std::copy_n(h, H, hhat_.data() + (t * b + r) * H);
       if (nm > 0) {
         T q = T(0);
-        for (int64_t j = 0; j < H; ++j) q += w_q[j] * std::tanh(h[j]);
+        for (int64_t j = 0; j < H; ++j) q += w_q[j] * fast_tanh(h[j]);
         for (int64_t m = 0; m < nm; ++m) score_[static_cast<size_t>(m)] = q + ms_[static_cast<size_t>(m * b + r)];
         T* a = sel_a_.data() + off + r * K;
         int32_t* idx = sel_idx_.data() + off + r * K;
@@ -154,7 +155,7 @@ void SabLayer<T>::forward(core::ViewT<const T> x, core::ViewT<const T> s0, core:
       // The memory holds h_t with its summary, as the next LSTM step reads it.
       if (t % attk == 0) {
         T e = T(0);
-        for (int64_t j = 0; j < H; ++j) e += w_m[j] * std::tanh(h[j]);
+        for (int64_t j = 0; j < H; ++j) e += w_m[j] * fast_tanh(h[j]);
         ms_[static_cast<size_t>((t / attk) * b + r)] = e;
       }
       std::copy_n(h, H, y.data + (t * b + r) * H);
@@ -197,7 +198,7 @@ void SabLayer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::Vie
         if (d == T(0)) continue;
         const T* h = s + r * S;
         for (int64_t j = 0; j < H; ++j) {
-          const T th = std::tanh(h[j]);
+          const T th = fast_tanh(h[j]);
           dw_m[j] += d * th;
           dh[r * H + j] += d * w_m[j] * (T(1) - th * th);
         }
@@ -238,7 +239,7 @@ void SabLayer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::Vie
       if (nm <= ktop) {
         const T* hh = hhat_.data() + (t * b + r) * H;
         for (int64_t j = 0; j < H; ++j) {
-          const T th = std::tanh(hh[j]);
+          const T th = fast_tanh(hh[j]);
           dw_q[j] += dq * th;
           dhat[j] += dq * w_q[j] * (T(1) - th * th);
         }

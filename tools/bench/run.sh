@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# make bench: one LSTM training step on the pMNIST shape (B=100, T=784, I=1, H=128,
-# 10 classes, Adam), seqbench (ours, onednn) and PyTorch (nn.LSTM, LSTMCell loop) in
-# turn on this machine, then a Markdown table with ms/step, peak RSS and speed ratios.
-# Writes results/bench/lstm_pmnist.md and results/bench/lstm_pmnist.csv.
+# make bench: one training step (forward, backward, clip, Adam, projection) of seqbench's
+# recurrent models and of PyTorch references, side by side in one run on this machine,
+# for the workloads of docs/performance.md. Prints a Markdown table (ms/step, peak RSS,
+# LSTM-equivalent GFLOP/s) and the speed ratios the performance targets are stated in.
+# Writes results/bench/latest.md, results/bench/latest.csv and
+# results/bench/bench-<UTC time>.json (one file per run, kept for history).
 #
 # usage: tools/bench/run.sh [BUILD_DIR]     (BUILD_DIR defaults to build)
-# Environment overrides (defaults in brackets):
-#   BENCH_B [100] BENCH_T [784] BENCH_I [1] BENCH_H [128] BENCH_CLASSES [10]
-#   BENCH_THREADS [2]            threads for every implementation
-#   BENCH_OURS_WARMUP [3] BENCH_OURS_STEPS [5]    seqbench untimed / timed steps
-#   BENCH_TORCH_WARMUP [1] BENCH_TORCH_STEPS [3]  PyTorch untimed / timed steps
-#   BENCH_IMPLS ["seqbench-ours seqbench-onednn pytorch-nn.LSTM pytorch-LSTMCell-loop"]
+# Environment (defaults in brackets):
+#   BENCH_THREADS [2]     threads of every implementation (the scaling rows use 1 and 2)
+#   BENCH_QUICK [0]       1: fewer steps, no char-PTB shape (a smoke run, ~1 minute)
+#   BENCH_ONLY [all]      space-separated workload ids to run (see WORKLOADS below)
 #   BENCH_PYTHON [/usr/bin/python3]   the interpreter that has Debian's python3-torch
-#   BENCH_OUT [results/bench]         where the .md and .csv go
+#   BENCH_OUT [results/bench]         where the files go
 # OMP_WAIT_POLICY and friends pass through to every implementation unchanged.
 set -euo pipefail
 
@@ -21,113 +21,198 @@ build=${1:-build}
 case $build in /*) ;; *) build=$PWD/$build ;; esac
 cd "$root"
 
-B=${BENCH_B:-100} T=${BENCH_T:-784} I=${BENCH_I:-1} H=${BENCH_H:-128} C=${BENCH_CLASSES:-10}
 threads=${BENCH_THREADS:-2}
-ours_warmup=${BENCH_OURS_WARMUP:-3} ours_steps=${BENCH_OURS_STEPS:-5}
-torch_warmup=${BENCH_TORCH_WARMUP:-1} torch_steps=${BENCH_TORCH_STEPS:-3}
-all_impls="seqbench-ours seqbench-onednn pytorch-nn.LSTM pytorch-LSTMCell-loop"
-impls=${BENCH_IMPLS:-$all_impls}
+quick=${BENCH_QUICK:-0}
 py=${BENCH_PYTHON:-/usr/bin/python3}
 out_dir=${BENCH_OUT:-results/bench}
-bench_bin=$build/tools/bench/seqbench_bench_lstm
+cell_bin=$build/tools/bench/seqbench_bench_cell
 
 die() { echo "bench: $*" >&2; exit 1; }
 
-for impl in $impls; do
-  [[ " $all_impls " == *" $impl "* ]] || die "unknown implementation '$impl' in BENCH_IMPLS (have: $all_impls)"
-done
+# id | task | B | T | I | H | classes | implementations (what:cell[@threads])
+#   what: ours (seqbench's own cell), onednn (seqbench on oneDNN's LSTM primitive),
+#   torch (tools/bench/torch_cells.py; torch:nn.LSTM is PyTorch's fused LSTM)
+# pmnist: T steps of I inputs, head on the last step; copy: T is the delay (T+20 steps,
+# I=10, 9 classes, loss on every step); charptb: the char-PTB shape with dense inputs
+# (the embedding is not part of the step) and the head on the last step.
+WORKLOADS=(
+  "pmnist-h128|pmnist|100|784|1|128|10|onednn:lstm ours:lstm torch:nn.LSTM torch:lstm"
+  "pmnist-cells|pmnist|100|784|1|128|10|ours:momentum_lstm ours:adam_lstm ours:stable_lstm ours:rel_lstm torch:momentum_lstm torch:adam_lstm torch:stable_lstm torch:rel_lstm"
+  "pmnist-h256|pmnist|100|784|1|256|10|onednn:lstm@1 onednn:lstm@2 torch:nn.LSTM"
+  "copy-t100|copy|10|100|10|128|9|ours:lstm onednn:lstm ours:rel_lstm torch:rel_lstm torch:lstm"
+  "copy-t1000|copy|10|1000|10|128|9|ours:rel_lstm"
+  "charptb|pmnist|128|150|200|1024|50|onednn:lstm torch:nn.LSTM"
+)
+# Targets: label | workload | A | B | kind | bound. kind speedup: B's ms / A's ms >= bound;
+# kind ratio: A's ms / B's ms <= bound; kind ms: A's ms <= bound.
+TARGETS=(
+  "lstm (oneDNN path) vs PyTorch nn.LSTM, pMNIST shape|pmnist-h128|onednn:lstm|torch:nn.LSTM|speedup|8"
+  "lstm (oneDNN path) vs PyTorch nn.LSTM, H=256|pmnist-h256|onednn:lstm@2|torch:nn.LSTM|speedup|5"
+  "lstm (oneDNN path) vs PyTorch nn.LSTM, char-PTB shape|charptb|onednn:lstm|torch:nn.LSTM|speedup|5"
+  "ours lstm / oneDNN lstm, pMNIST shape|pmnist-h128|ours:lstm|onednn:lstm|ratio|1.5"
+  "momentum_lstm / oneDNN lstm|pmnist-cells|ours:momentum_lstm|pmnist-h128/onednn:lstm|ratio|1.5"
+  "adam_lstm / oneDNN lstm|pmnist-cells|ours:adam_lstm|pmnist-h128/onednn:lstm|ratio|1.5"
+  "stable_lstm / oneDNN lstm|pmnist-cells|ours:stable_lstm|pmnist-h128/onednn:lstm|ratio|1.5"
+  "rel_lstm / oneDNN lstm|pmnist-cells|ours:rel_lstm|pmnist-h128/onednn:lstm|ratio|1.5"
+  "ours lstm vs PyTorch LSTMCell loop|pmnist-h128|ours:lstm|torch:lstm|speedup|4"
+  "momentum_lstm vs its PyTorch loop|pmnist-cells|ours:momentum_lstm|torch:momentum_lstm|speedup|4"
+  "adam_lstm vs its PyTorch loop|pmnist-cells|ours:adam_lstm|torch:adam_lstm|speedup|4"
+  "stable_lstm vs its PyTorch loop|pmnist-cells|ours:stable_lstm|torch:stable_lstm|speedup|4"
+  "rel_lstm vs its PyTorch loop|pmnist-cells|ours:rel_lstm|torch:rel_lstm|speedup|4"
+  "rel_lstm copy T=100 vs its PyTorch loop|copy-t100|ours:rel_lstm|torch:rel_lstm|speedup|4"
+  "rel_lstm copy T=100, B=10, H=128 (ms/update)|copy-t100|ours:rel_lstm|-|ms|25"
+  "rel_lstm copy T=1000, B=10, H=128 (ms/update)|copy-t1000|ours:rel_lstm|-|ms|250"
+  "oneDNN lstm 2 threads vs 1, H=256|pmnist-h256|onednn:lstm@2|onednn:lstm@1|speedup|1.6"
+)
 
-[[ -x $bench_bin ]] || die "no $bench_bin (hint: build first: cmake --build $build --target seqbench_bench_lstm, or make bench)"
+[[ -x $cell_bin ]] || die "no $cell_bin (hint: build first: cmake --build $build --target seqbench_bench_cell, or make bench)"
 torch_version=$("$py" -c 'import torch; print(torch.__version__)' 2>/dev/null) ||
   die "cannot import torch with $py (hint: make deps-bench installs Debian's python3-torch; set BENCH_PYTHON to another interpreter)"
+
+if [[ $quick == 1 ]]; then
+  ours_warmup=1 ours_steps=2 torch_warmup=1 torch_steps=1
+else
+  ours_warmup=2 ours_steps=5 torch_warmup=1 torch_steps=3
+fi
+only=${BENCH_ONLY:-}
+[[ -z $only && $quick == 1 ]] && only="pmnist-h128 copy-t100 copy-t1000"
 
 cpu=$(grep -m1 '^model name' /proc/cpuinfo | sed 's/^model name[[:space:]]*:[[:space:]]*//' || true)
 cpu=${cpu:-unknown}
 ncpu=$(nproc)
 date_utc=$(date -u '+%Y-%m-%d %H:%M UTC')
+stamp=$(date -u '+%Y%m%dT%H%M%SZ')
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$root" diff --quiet HEAD -- lib tools/bench 2>/dev/null || commit="$commit+local changes"
 load_start=$(cut -d' ' -f1 /proc/loadavg)
 
-header=$(cat <<EOT
-machine: $ncpu cores (nproc), $cpu
-torch: $torch_version ($py), OPENBLAS_NUM_THREADS=1 for PyTorch; threads: $threads for every implementation; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-<unset>}
-shape: B=$B T=$T I=$I H=$H classes=$C, Adam, clip 1.0; steps: seqbench $ours_warmup warmup + $ours_steps timed, PyTorch $torch_warmup + $torch_steps (median reported)
-date: $date_utc, commit $commit
-EOT
-)
+header="machine: $ncpu cores (nproc), $cpu
+torch: $torch_version ($py), OPENBLAS_NUM_THREADS=1 for PyTorch; threads: $threads unless a row says; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-<unset>}
+steps: seqbench $ours_warmup warmup + $ours_steps timed, PyTorch $torch_warmup + $torch_steps (median reported); Adam lr 1e-3, clip 1.0
+date: $date_utc, commit $commit"
 echo "$header"
 echo "load average (1 min) at start: $load_start on $ncpu cores"
-awk -v l="$load_start" -v n="$ncpu" 'BEGIN { exit !(l > 0.5) }' &&
-  echo "warning: other jobs are running on this machine; the numbers will be noisy (OpenMP threads that spin-wait suffer most; BENCH_THREADS=1 or OMP_WAIT_POLICY=passive give steadier figures)"
+awk -v l="$load_start" 'BEGIN { exit !(l > 0.5) }' &&
+  echo "warning: other jobs are running on this machine; the numbers will be noisy"
 echo
-
-# run_impl NAME -> prints the implementation's key=value line (or fails).
-run_impl() {
-  case $1 in
-    seqbench-ours | seqbench-onednn)
-      "$bench_bin" --backend "${1#seqbench-}" --batch "$B" --T "$T" --input "$I" --hidden "$H" \
-        --classes "$C" --threads "$threads" --warmup "$ours_warmup" --steps "$ours_steps" ;;
-    pytorch-nn.LSTM | pytorch-LSTMCell-loop)
-      OPENBLAS_NUM_THREADS=1 "$py" "$root/tools/bench/torch_lstm.py" --impl "${1#pytorch-}" \
-        --batch "$B" --T "$T" --input "$I" --hidden "$H" --classes "$C" --threads "$threads" \
-        --warmup "$torch_warmup" --steps "$torch_steps" ;;
-  esac
-}
 
 # field KEY LINE -> the value of KEY=... in a key=value line
 field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
 
-declare -A ms best rss
-names=()
+# run_one TASK B T I H C IMPL -> the implementation's key=value line
+run_one() {
+  local task=$1 B=$2 T=$3 I=$4 H=$5 C=$6 impl=$7
+  local what=${impl%%:*} rest=${impl#*:}
+  local cell=${rest%@*} th=$threads
+  [[ $rest == *@* ]] && th=${rest#*@}
+  local io=()
+  [[ $task == copy ]] || io=(--input "$I" --classes "$C")
+  case $what in
+    ours | onednn)
+      "$cell_bin" --cell "$cell" --backend "$what" --task "$task" --batch "$B" --T "$T" "${io[@]}" \
+        --hidden "$H" --threads "$th" --warmup "$ours_warmup" --steps "$ours_steps" ;;
+    torch)
+      OPENBLAS_NUM_THREADS=1 "$py" "$root/tools/bench/torch_cells.py" --cell "$cell" --task "$task" \
+        --batch "$B" --T "$T" "${io[@]}" --hidden "$H" --threads "$th" \
+        --warmup "$torch_warmup" --steps "$torch_steps" ;;
+    *) die "unknown implementation '$impl' (hint: ours:CELL, onednn:lstm or torch:CELL)" ;;
+  esac
+}
+
+declare -A ms best rss gflops
+rows=()
 failed=0
-for impl in $impls; do
-  echo "running $impl ..." >&2
-  if line=$(run_impl "$impl" | tail -n 1) && [[ -n $(field ms_per_step "$line") ]]; then
-    echo "  $line" >&2
-    ms[$impl]=$(field ms_per_step "$line")
-    best[$impl]=$(field ms_min "$line")
-    rss[$impl]=$(field peak_rss_mb "$line")
-  else
-    echo "  $impl failed" >&2
-    failed=1
-  fi
-  names+=("$impl")
+for w in "${WORKLOADS[@]}"; do
+  IFS='|' read -r id task B T I H C impls <<<"$w"
+  [[ -n $only && " $only " != *" $id "* ]] && continue
+  [[ $task == copy ]] && L=$((T + 20)) || L=$T
+  for impl in $impls; do
+    key=$id/$impl
+    echo "running $key ..." >&2
+    if line=$(run_one "$task" "$B" "$T" "$I" "$H" "$C" "$impl" | tail -n 1) &&
+       [[ -n $(field ms_per_step "$line") ]]; then
+      echo "  $line" >&2
+      ms[$key]=$(field ms_per_step "$line")
+      best[$key]=$(field ms_min "$line")
+      rss[$key]=$(field peak_rss_mb "$line")
+      # LSTM-equivalent work: forward 2*L*B*4H*(I+H) flops, backward twice that.
+      gflops[$key]=$(awk -v L="$L" -v B="$B" -v H="$H" -v I="$I" -v m="${ms[$key]}" \
+        'BEGIN { printf "%.1f", 6 * L * B * 4 * H * (I + H) / (m * 1e6) }')
+    else
+      echo "  $key failed" >&2
+      failed=1
+    fi
+    rows+=("$key|$task|$B|$T|$I|$H")
+  done
 done
 load_end=$(cut -d' ' -f1 /proc/loadavg)
 
-# speedup REF IMPL -> REF's ms/step over IMPL's (> 1: IMPL is faster), or "-" when missing
-speedup() {
-  local r=${ms[$1]:-} m=${ms[$2]:-}
-  if [[ -n $r && -n $m ]]; then awk -v r="$r" -v m="$m" 'BEGIN { printf "%.2f", r / m }'; else echo -; fi
-}
+# lookup WORKLOAD IMPL_OR_PATH -> ms of IMPL in WORKLOAD (a path "w/impl" names another)
+lookup() { if [[ $2 == */* ]]; then echo "${ms[$2]:-}"; else echo "${ms[$1/$2]:-}"; fi; }
+
+target_lines=()
+for tg in "${TARGETS[@]}"; do
+  IFS='|' read -r label wid a b kind bound <<<"$tg"
+  ma=$(lookup "$wid" "$a")
+  [[ -z $ma ]] && continue
+  if [[ $kind == ms ]]; then
+    value=$ma unit=" ms" ok=$(awk -v v="$ma" -v t="$bound" 'BEGIN { print (v <= t) ? "yes" : "no" }')
+    goal="<= $bound ms"
+  else
+    mb=$(lookup "$wid" "$b")
+    [[ -z $mb ]] && continue
+    if [[ $kind == speedup ]]; then
+      value=$(awk -v a="$ma" -v b="$mb" 'BEGIN { printf "%.2f", b / a }') goal=">= ${bound}x"
+      ok=$(awk -v v="$value" -v t="$bound" 'BEGIN { print (v >= t) ? "yes" : "no" }')
+    else
+      value=$(awk -v a="$ma" -v b="$mb" 'BEGIN { printf "%.2f", a / b }') goal="<= ${bound}x"
+      ok=$(awk -v v="$value" -v t="$bound" 'BEGIN { print (v <= t) ? "yes" : "no" }')
+    fi
+    unit="x"
+  fi
+  target_lines+=("| $label | $value$unit | $goal | $ok |")
+done
 
 mkdir -p "$out_dir"
-md=$out_dir/lstm_pmnist.md
-csv=$out_dir/lstm_pmnist.csv
+md=$out_dir/latest.md
+csv=$out_dir/latest.csv
+json=$out_dir/bench-$stamp.json
 {
-  echo "# LSTM training step, pMNIST shape"
+  echo "# Training-step benchmark"
   echo
   echo "    ${header//$'\n'/$'\n'    }"
   echo "    load average (1 min): $load_start at start, $load_end at end, on $ncpu cores"
   echo
-  echo "| implementation | ms/step (median) | best ms | peak RSS MB | speedup vs pytorch-nn.LSTM | speedup vs pytorch-LSTMCell-loop |"
-  echo "|---|---:|---:|---:|---:|---:|"
-  for impl in "${names[@]}"; do
-    echo "| $impl | ${ms[$impl]:-failed} | ${best[$impl]:--} | ${rss[$impl]:--} | $(speedup pytorch-nn.LSTM "$impl") | $(speedup pytorch-LSTMCell-loop "$impl") |"
+  echo "| workload | implementation | B | T | I | H | ms/step (median) | best ms | peak RSS MB | LSTM-eq. GFLOP/s |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  for r in "${rows[@]}"; do
+    IFS='|' read -r key task B T I H <<<"$r"
+    echo "| ${key%%/*} | ${key#*/} | $B | $T | $I | $H | ${ms[$key]:-failed} | ${best[$key]:--} | ${rss[$key]:--} | ${gflops[$key]:--} |"
   done
   echo
-  echo "speedup vs X = X's median ms/step / this row's (> 1: this row is faster than X)."
+  echo "| target | measured | goal | met |"
+  echo "|---|---:|---|---|"
+  printf '%s\n' "${target_lines[@]}"
+  echo
+  echo "ours = seqbench's own cell, onednn = seqbench on oneDNN's LSTM primitive, torch = PyTorch"
+  echo "(torch:nn.LSTM fused, torch:CELL a Python step loop as the papers' code runs custom cells);"
+  echo "@N = N threads. Speedup = the other's ms / this one's."
 } >"$md"
 {
-  echo "date,commit,nproc,cpu,torch,impl,B,T,I,H,classes,threads,ms_per_step,ms_min,peak_rss_mb,speedup_vs_nn_lstm,speedup_vs_lstmcell_loop,load_start,load_end"
-  for impl in "${names[@]}"; do
-    echo "$date_utc,$commit,$ncpu,\"$cpu\",$torch_version,$impl,$B,$T,$I,$H,$C,$threads,${ms[$impl]:-},${best[$impl]:-},${rss[$impl]:-},$(speedup pytorch-nn.LSTM "$impl" | tr -d -),$(speedup pytorch-LSTMCell-loop "$impl" | tr -d -),$load_start,$load_end"
+  echo "date,commit,nproc,cpu,torch,workload,impl,task,B,T,I,H,ms_per_step,ms_min,peak_rss_mb,gflops,load_start,load_end"
+  for r in "${rows[@]}"; do
+    IFS='|' read -r key task B T I H <<<"$r"
+    echo "$date_utc,$commit,$ncpu,\"$cpu\",$torch_version,${key%%/*},${key#*/},$task,$B,$T,$I,$H,${ms[$key]:-},${best[$key]:-},${rss[$key]:-},${gflops[$key]:-},$load_start,$load_end"
   done
 } >"$csv"
+"$py" - "$csv" "$json" <<'EOF'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+json.dump({"rows": rows}, open(sys.argv[2], "w"), indent=1)
+EOF
 
 echo
-sed -n '/^| implementation/,$p' "$md"
+sed -n '/^| workload/,$p' "$md"
 echo "load average (1 min) at end: $load_end"
-echo "wrote $md and $csv"
+echo "wrote $md, $csv and $json"
 [[ $failed == 0 ]] || die "some implementations failed (see above)"

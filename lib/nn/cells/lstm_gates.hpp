@@ -2,27 +2,26 @@
 // (LstmCell, MomentumLstmCell). Gate order i, f, c~ (g), o as oneDNN.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 
-namespace seqbench::nn {
+#include "nn/fast_math.hpp"
 
-template <class T>
-inline T sigmoid(T x) {
-  return T(1) / (T(1) + std::exp(-x));
-}
+namespace seqbench::nn {
 
 // gates (4H): pre-activations in, activated gates [i f g o] out; c_prev (H) ->
 // c (H) = f c_prev + i g, tc (H) = tanh(c), h (H) = o tc.
 template <class T>
 inline void lstm_gates_forward(int64_t H, T* gates, const T* c_prev, T* c, T* tc, T* h) {
+  // omp simd: iterations are independent even when da aliases gates (each j reads
+  // and writes only its own indices), which the compiler cannot prove by itself.
+#pragma omp simd
   for (int64_t j = 0; j < H; ++j) {
     const T i = sigmoid(gates[j]);
     const T f = sigmoid(gates[H + j]);
-    const T g = std::tanh(gates[2 * H + j]);
+    const T g = fast_tanh(gates[2 * H + j]);
     const T o = sigmoid(gates[3 * H + j]);
     const T cn = f * c_prev[j] + i * g;
-    const T t = std::tanh(cn);
+    const T t = fast_tanh(cn);
     gates[j] = i;
     gates[H + j] = f;
     gates[2 * H + j] = g;
@@ -39,6 +38,7 @@ inline void lstm_gates_forward(int64_t H, T* gates, const T* c_prev, T* c, T* tc
 template <class T>
 inline void lstm_gates_backward(int64_t H, const T* gates, const T* tc, const T* c_prev,
                                 const T* dh, const T* dc, T* da, T* dc_prev) {
+#pragma omp simd
   for (int64_t j = 0; j < H; ++j) {
     const T i = gates[j], f = gates[H + j], g = gates[2 * H + j], o = gates[3 * H + j];
     const T t = tc[j];

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/gemm.hpp"
+#include "nn/fast_math.hpp"
 #include "nn/cells/input_projection.hpp"
 #include "nn/cells/lstm_gates.hpp"
 #include "core/check.hpp"
@@ -310,7 +311,7 @@ void MomentumRnnCell<T>::step_forward(int64_t t, int64_t b, const T* xp, const T
     T* v = h + H;
     for (int64_t j = 0; j < H; ++j) {
       const T vj = coef * v_prev[j] + step * p[j];
-      const T hj = std::tanh(a[j] + vj + bias[j]);
+      const T hj = fast_tanh(a[j] + vj + bias[j]);
       v[j] = vj;
       h[j] = hj;
       a[j] = hj;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "backend/gemm.hpp"
+#include "nn/fast_math.hpp"
 #include "nn/cells/input_projection.hpp"
 #include "nn/init.hpp"
 
@@ -92,8 +93,9 @@ void RnnCell<T>::step_forward(int64_t /*t*/, int64_t b, const T* xp, const T* s_
   const int64_t n = b * H;
   switch (phi_) {
     case Phi::Tanh:
+#pragma omp simd
       for (int64_t i = 0; i < n; ++i) {
-        const T h = std::tanh(s[i]);
+        const T h = fast_tanh(s[i]);
         s[i] = h;
         cache[i] = T(1) - h * h;
       }

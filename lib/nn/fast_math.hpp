@@ -1,0 +1,58 @@
+// Vectorisable exp / sigmoid / tanh for the per-step elementwise kernels.
+//
+// Why: libm's expf/tanhf are scalar calls; in a small-batch LSTM step (B=10, H=128)
+// they took ~45% of a training step (perf, docs/performance.md). These versions are
+// branch-free, so GCC vectorises the loops that call them (SSE2 in the portable
+// build, AVX-512 with -march=native).
+//
+// float: Cephes-style range reduction exp(x) = 2^n e^r, |r| <= ln2/2, degree-6
+// polynomial; relative error < 2e-7 over the clamped range [-87.3, 88.3] (outside it
+// the result saturates at ~1e-38 / ~2e38; NaN stays NaN, so divergence is still seen).
+// tanh uses an odd polynomial for |x| < 0.0625 (no cancellation near 0) and
+// (1 - e^-2|x|) / (1 + e^-2|x|) elsewhere; absolute error < 3e-7.
+// double: the libm functions (the gradient checks run in double and want them exact).
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
+namespace seqbench::nn {
+
+inline float fast_exp(float x) {
+  x = x < -87.3f ? -87.3f : x;
+  x = x > 88.3f ? 88.3f : x;
+  // Round x log2(e) to the nearest integer with the 1.5 * 2^23 trick (no SSE4.1 needed).
+  const float magic = 12582912.0f;
+  const float n = (x * 1.44269504088896341f + magic) - magic;
+  const float r = (x - n * 0.693359375f) - n * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  const int32_t e = (static_cast<int32_t>(n) + 127) << 23;
+  return p * std::bit_cast<float>(e);
+}
+inline double fast_exp(double x) { return std::exp(x); }
+
+template <class T>
+inline T sigmoid(T x) {
+  return T(1) / (T(1) + fast_exp(-x));
+}
+
+inline float fast_tanh(float x) {
+  const float ax = std::fabs(x);
+  const float e = fast_exp(-2.0f * ax);
+  const float big = (1.0f - e) / (1.0f + e);
+  const float x2 = x * x;
+  // tanh x = x - x^3/3 + 2x^5/15 - 17x^7/315 + ...
+  const float small = ax * (1.0f + x2 * (-0.333333333f + x2 * (0.133333333f + x2 * -0.053968254f)));
+  const float t = ax < 0.0625f ? small : big;
+  return std::copysign(t, x);
+}
+inline double fast_tanh(double x) { return std::tanh(x); }
+
+}  // namespace seqbench::nn

@@ -1,0 +1,361 @@
+#!/usr/bin/python3
+"""PyTorch side of the custom-cell benchmark: one training step of a papers' cell.
+
+The step is the one tools/bench/cell_step.cpp times for seqbench:
+  zero grads -> the cell over all steps (a Python loop, as the papers' code runs it)
+  -> Linear head -> CrossEntropyLoss -> backward -> clip_grad_norm_(1.0) -> Adam(lr 1e-3)
+  (-> the stability projection, stable_lstm only).
+Cells (--cell), each with the equations of our C++ cell (lib/nn/cells, lib/nn/attentive.hpp)
+and of PAPERS.md:
+  nn.LSTM        torch.nn.LSTM, PyTorch's fused path for a plain LSTM (its fastest; no loop)
+  lstm           torch.nn.LSTMCell per step
+  momentum_lstm  Nguyen et al. 2020, the official MomentumLSTMCell's structure (x2h and h2h
+                 Linear layers called every step): v_t = mu v_{t-1} + s (x_t W_x + b_x),
+                 gates = v_t + h_{t-1} W_h + b_h, then the usual LSTM
+  adam_lstm      as momentum_lstm with m_t = beta m_{t-1} + (1-beta) p_t*p_t (p_t = x_t W_x
+                 + b_x), gates = v_t / sqrt(m_t + eps) + h_{t-1} W_h + b_h
+  stable_lstm    Miller & Hardt 2019: torch.nn.LSTMCell, and after every Adam step the
+                 recurrent weights projected as lib/optim/projection.hpp's "paper" variant
+                 does (lambda = 1, input bound 1, forget-bias bound = current max |b_f|)
+  rel_lstm       Kerg et al. 2020 relevancy screening: additive attention over the short-term
+                 buffer (last nu states) and the relevant set (rho slots), s_t = (h_{t-1} +
+                 c_t)/2, the LSTM's gates read s_t instead of h_{t-1}. Batched over B (the
+                 official code loops over examples too, which PAPERS.md lists as a pitfall);
+                 the time loop stays in Python.
+Workloads (--task):
+  pmnist  x (T, B, 1) uniform pixels, head on the last step, 10 classes (the pMNIST shape)
+  copy    the copy task of lib/data/synthetic.hpp: L = T + 20 steps, 10 symbols from
+          {1..8}, one-hot inputs over 10 values, 9 classes, head and CE on every step
+Prints one line of key=value pairs (same keys as seqbench_bench_cell) for run.sh; loss0 is
+the first step's loss (at init, ln(classes) for both libraries), loss the last one's.
+
+Threads: torch.set_num_threads(--threads, default 2) and
+OPENBLAS_NUM_THREADS=1 (set here before torch is imported unless the caller set it).
+Run it with Debian's interpreter (/usr/bin/python3), which is where python3-torch lives.
+"""
+import argparse
+import math
+import os
+import resource
+import statistics
+import sys
+import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError as e:
+    print(f"torch_cells.py: cannot import torch with {sys.executable} ({e}); "
+          "hint: apt-get install python3-torch (make deps-bench) and run /usr/bin/python3",
+          file=sys.stderr)
+    sys.exit(1)
+
+CELLS = ("nn.LSTM", "lstm", "momentum_lstm", "adam_lstm", "stable_lstm", "rel_lstm")
+# Defaults of lib/nn/model_config.hpp, so both sides run the same cell.
+MU, STEP, BETA, EPS = 0.6, 0.6, 0.1, 1e-16
+# The copy task of lib/data/synthetic.hpp (TaskConfig defaults).
+COPY_LEN, N_SYMBOLS = 10, 8
+
+
+def uniform_init_(module, hidden):
+    """PyTorch's LSTMCell default, U(-1/sqrt(H), 1/sqrt(H)) for every parameter, as our
+    C++ cells' init() (the official MomentumLSTMCell's reset_parameters does the same)."""
+    a = 1.0 / math.sqrt(hidden)
+    for p in module.parameters():
+        torch.nn.init.uniform_(p, -a, a)
+
+
+def lstm_update(a, c):
+    """a (B, 4H) pre-activations in gate order i, f, c~, o; c (B, H) -> h, c."""
+    i, f, g, o = a.chunk(4, 1)
+    c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    return torch.sigmoid(o) * torch.tanh(c), c
+
+
+class LSTMLoop(torch.nn.Module):
+    """torch.nn.LSTMCell once per step; x (T, B, I) -> list of h_t (B, H)."""
+
+    def __init__(self, input_size, hidden):
+        super().__init__()
+        self.cell = torch.nn.LSTMCell(input_size, hidden)
+
+    def forward(self, x):
+        h = x.new_zeros(x.shape[1], self.cell.hidden_size)
+        c = h
+        hs = []
+        for t in range(x.shape[0]):
+            h, c = self.cell(x[t], (h, c))
+            hs.append(h)
+        return hs
+
+
+class MomentumLSTMLoop(torch.nn.Module):
+    """MomentumLSTM / AdamLSTM (no bias correction), the official cell's x2h / h2h
+    layers called every step; x (T, B, I) -> list of h_t (B, H)."""
+
+    def __init__(self, input_size, hidden, adam):
+        super().__init__()
+        self.hidden, self.adam = hidden, adam
+        self.x2h = torch.nn.Linear(input_size, 4 * hidden)  # W_x, b_x (inside the momentum)
+        self.h2h = torch.nn.Linear(hidden, 4 * hidden)      # W_h, b_h
+        uniform_init_(self, hidden)
+
+    def forward(self, x):
+        B = x.shape[1]
+        h = x.new_zeros(B, self.hidden)
+        c = h
+        v = x.new_zeros(B, 4 * self.hidden)
+        m = v
+        hs = []
+        for t in range(x.shape[0]):
+            p = self.x2h(x[t])
+            v = MU * v + STEP * p
+            if self.adam:
+                m = BETA * m + (1.0 - BETA) * p * p
+                a = v / torch.sqrt(m + EPS) + self.h2h(h)
+            else:
+                a = v + self.h2h(h)
+            h, c = lstm_update(a, c)
+            hs.append(h)
+        return hs
+
+
+class RelLSTMLoop(torch.nn.Module):
+    """RelLSTM (relevancy screening); equations and selection rules of lib/nn/attentive.hpp:
+      e_i = v . tanh(s_{t-1} V_a + h_i U_a) over A_t = relevant set ∪ buffer {t-nu .. t-1},
+      alpha = softmax(e), c_t = sum_i alpha_i h_i, s_t = (h_{t-1} + c_t) / 2 (t >= 1; s_0 = 0)
+      gates = x_t W_x + b + s_t W_h (an LSTMCell fed s_t in place of h_{t-1}).
+    Relevance of a state = attention it received while in the buffer (detached). When state
+    t-nu-1 leaves the buffer it takes the next empty slot, else replaces the lowest-scored
+    slot (first on ties) if its score is strictly higher; every batch row has its own set.
+    h_i U_a is computed once per state, as the C++ layer does."""
+
+    def __init__(self, input_size, hidden, nu, rho):
+        super().__init__()
+        self.hidden, self.nu, self.rho = hidden, nu, rho
+        self.cell = torch.nn.LSTMCell(input_size, hidden)
+        self.u_a = torch.nn.Parameter(torch.empty(hidden, hidden))
+        self.v_a = torch.nn.Parameter(torch.empty(hidden, hidden))
+        self.v = torch.nn.Parameter(torch.empty(hidden))
+        uniform_init_(self, hidden)
+
+    def forward(self, x):
+        T, B = x.shape[0], x.shape[1]
+        H, nu, rho = self.hidden, self.nu, self.rho
+        s = x.new_zeros(B, H)  # s_0 = s_{-1}: no attention at t = 0
+        c = s
+        hs, hus = [], []
+        score = x.new_zeros(T, B)  # relevance, a constant for autograd
+        slot_score = x.new_zeros(B, rho)
+        rel_h = x.new_zeros(B, rho, H)   # the relevant states, differentiable
+        rel_hu = x.new_zeros(B, rho, H)  # and their h U_a
+        filled = 0  # slots fill in order, so every row has the same number filled
+        for t in range(T):
+            if t > 0:
+                leaving = t - nu - 1
+                if leaving >= 0 and rho > 0:
+                    cand = score[leaving]
+                    if filled < rho:
+                        take = x.new_zeros(B, rho, dtype=torch.bool)
+                        take[:, filled] = True
+                        filled += 1
+                    else:
+                        low_score, low = slot_score.min(1)
+                        take = F.one_hot(low, rho).bool() & (cand > low_score).unsqueeze(1)
+                    slot_score = torch.where(take, cand.unsqueeze(1), slot_score)
+                    take3 = take.unsqueeze(2)
+                    rel_h = torch.where(take3, hs[leaving].unsqueeze(1), rel_h)
+                    rel_hu = torch.where(take3, hus[leaving].unsqueeze(1), rel_hu)
+                lo = max(0, t - nu)
+                keys_h = torch.stack(hs[lo:t], 1)  # (B, nb, H) buffer, oldest first
+                keys_hu = torch.stack(hus[lo:t], 1)
+                if filled:
+                    keys_h = torch.cat((rel_h[:, :filled], keys_h), 1)  # (B, K, H)
+                    keys_hu = torch.cat((rel_hu[:, :filled], keys_hu), 1)
+                q = s @ self.v_a  # the query is the previous s
+                e = torch.tanh(q.unsqueeze(1) + keys_hu) @ self.v  # (B, K)
+                alpha = torch.softmax(e, 1)
+                ctx = torch.bmm(alpha.unsqueeze(1), keys_h).squeeze(1)
+                s = 0.5 * (hs[t - 1] + ctx)
+                score[lo:t] += alpha[:, filled:].detach().t()
+            h, c = self.cell(x[t], (s, c))
+            hs.append(h)
+            if t + 1 < T:
+                hus.append(h @ self.u_a)
+        return hs
+
+
+@torch.no_grad()
+def project_stable_lstm(cell, lam=1.0, input_bound=1.0, slack=1e-6):
+    """lib/optim/projection.hpp, variant "paper": with inf-norms of the gate matrices
+    (max row l1 norm of PyTorch's (4H, H) weight_hh blocks = max column l1 of ours),
+      lf = sigmoid(|W_f| + |U_f| B_x + |b_f|),
+      B(W) = lf + |W_i|/4 + |W_z| + |W_f| / (4 (1 - lf)) + |W_o|/4  <=  lambda.
+    When violated, find the largest s with B(s * norms) <= lambda by bisection and clip the
+    l1 norm of every row of gate block g (and of the forget block of weight_ih) to s times
+    that block's norm. Biases are not touched."""
+    H = cell.hidden_size
+    row_h = cell.weight_hh.abs().sum(1).double()         # (4H)
+    row_xf = cell.weight_ih[H:2 * H].abs().sum(1).double()  # (H)
+    norms = [row_h[g * H:(g + 1) * H].max().item() for g in range(4)] + [row_xf.max().item()]
+    bf = (cell.bias_ih[H:2 * H] + cell.bias_hh[H:2 * H]).abs().max().item()
+
+    def bound(k):
+        wi, wf, wz, wo, uf = (k * n for n in norms)
+        lf = 1.0 / (1.0 + math.exp(-(wf + uf * input_bound + bf)))
+        return math.inf if lf >= 1.0 else lf + wi / 4 + wz + wf / (4 * (1 - lf)) + wo / 4
+
+    if bound(1.0) <= lam * (1 + slack):
+        return
+    if not bound(0.0) < lam:
+        raise ValueError(f"stable_lstm: lambda {lam} cannot be met with forget bias {bf}")
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        if bound(mid) <= lam:
+            lo = mid
+        else:
+            hi = mid
+    for g in range(4):
+        rows = row_h[g * H:(g + 1) * H]
+        budget = lo * norms[g]
+        scale = torch.where(rows > budget, budget / rows, torch.ones_like(rows))
+        cell.weight_hh[g * H:(g + 1) * H] *= scale.float().unsqueeze(1)
+    budget = lo * norms[4]
+    scale = torch.where(row_xf > budget, budget / row_xf, torch.ones_like(row_xf))
+    cell.weight_ih[H:2 * H] *= scale.float().unsqueeze(1)
+
+
+class FusedLSTM(torch.nn.Module):
+    """torch.nn.LSTM over the whole sequence: x (L, B, I) -> (L, B, H)."""
+
+    def __init__(self, input_size, hidden):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(input_size, hidden)
+
+    def forward(self, x):
+        return self.lstm(x)[0]
+
+
+class CellModel(torch.nn.Module):
+    """x (L, B, I) -> logits: (B, C) from the last step (last_only) or (L*B, C)."""
+
+    def __init__(self, cell, input_size, hidden, classes, nu, rho):
+        super().__init__()
+        if cell == "nn.LSTM":
+            self.rnn = FusedLSTM(input_size, hidden)
+        elif cell in ("lstm", "stable_lstm"):
+            self.rnn = LSTMLoop(input_size, hidden)
+        elif cell in ("momentum_lstm", "adam_lstm"):
+            self.rnn = MomentumLSTMLoop(input_size, hidden, adam=cell == "adam_lstm")
+        else:
+            self.rnn = RelLSTMLoop(input_size, hidden, nu, rho)
+        self.head = torch.nn.Linear(hidden, classes)
+
+    def forward(self, x, last_only):
+        hs = self.rnn(x)
+        if last_only:
+            return self.head(hs[-1])
+        hs = hs if torch.is_tensor(hs) else torch.stack(hs)
+        return self.head(hs).flatten(0, 1)  # one GEMM for all L*B rows
+
+
+def copy_batch(T, B):
+    """One copy-task batch as lib/data/synthetic.hpp builds it: x (L, B, n+2) one-hot,
+    labels (L*B) time-major."""
+    K, n = COPY_LEN, N_SYMBOLS
+    L = T + 2 * K
+    sym = torch.randint(1, n + 1, (K, B))
+    inp = torch.zeros(L, B, dtype=torch.long)
+    inp[:K] = sym
+    inp[T + K - 1] = n + 1  # delimiter
+    y = torch.zeros(L, B, dtype=torch.long)
+    y[T + K:] = sym
+    return F.one_hot(inp, n + 2).float(), y.flatten()
+
+
+def peak_rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cell", choices=CELLS, default="lstm")
+    p.add_argument("--task", choices=("pmnist", "copy"), default="pmnist")
+    p.add_argument("--batch", type=int, default=100)
+    p.add_argument("--T", type=int, default=784,
+                   help="pmnist: sequence length; copy: the delay (length T + 20)")
+    p.add_argument("--input", type=int, default=None, help="pmnist only: input size [1]")
+    p.add_argument("--hidden", type=int, default=128)
+    p.add_argument("--classes", type=int, default=None, help="pmnist only: classes [10]")
+    p.add_argument("--nu", type=int, default=10, help="rel_lstm: short-term buffer size")
+    p.add_argument("--rho", type=int, default=15, help="rel_lstm: relevant set size")
+    p.add_argument("--steps", type=int, default=3, help="timed steps (the median is reported)")
+    p.add_argument("--warmup", type=int, default=1, help="untimed steps first")
+    p.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args()
+    if a.task == "copy" and (a.input is not None or a.classes is not None):
+        p.error("--input and --classes are fixed by the copy task (10 and 9); drop them")
+    I = a.input if a.input is not None else 1
+    C = a.classes if a.classes is not None else 10
+    if min(a.batch, a.T, I, a.hidden, C, a.steps, a.threads, a.nu) < 1 or \
+            min(a.warmup, a.rho) < 0:
+        p.error("sizes, --steps, --threads and --nu must be >= 1, --warmup and --rho >= 0")
+    if a.task == "copy" and a.T < 2:
+        p.error("--T must be >= 2 for the copy task (hint: lib/data/synthetic.hpp)")
+
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    # One fixed batch: the data pipeline is not part of the step being timed.
+    if a.task == "pmnist":
+        L = a.T
+        x = torch.rand(L, a.batch, I)
+        y = torch.randint(0, C, (a.batch,))
+    else:
+        I, C = N_SYMBOLS + 2, N_SYMBOLS + 1
+        x, y = copy_batch(a.T, a.batch)
+        L = x.shape[0]
+    model = CellModel(a.cell, I, a.hidden, C, a.nu, a.rho)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    last_only = a.task == "pmnist"
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x, last_only), y)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        if a.cell == "stable_lstm":
+            project_stable_lstm(model.rnn.cell)
+        return loss.item()
+
+    if a.cell == "stable_lstm":
+        project_stable_lstm(model.rnn.cell)  # as after_update() after init in C++
+    loss0 = None  # the first step's loss: at init, comparable across implementations
+    for _ in range(a.warmup):
+        loss = step()
+        loss0 = loss if loss0 is None else loss0
+    ms = []
+    for _ in range(a.steps):
+        t0 = time.perf_counter()
+        loss = step()
+        ms.append((time.perf_counter() - t0) * 1e3)
+        loss0 = loss if loss0 is None else loss0
+
+    rel = f" nu={a.nu} rho={a.rho}" if a.cell == "rel_lstm" else ""
+    impl = "pytorch-nn.LSTM" if a.cell == "nn.LSTM" else f"pytorch-{a.cell}-loop"
+    print(f"impl={impl} task={a.task} B={a.batch} T={a.T} L={L} I={I} "
+          f"H={a.hidden} classes={C}{rel} threads={torch.get_num_threads()} "
+          f"warmup={a.warmup} steps={a.steps} ms_per_step={statistics.median(ms):.1f} "
+          f"ms_min={min(ms):.1f} ms_max={max(ms):.1f} peak_rss_mb={peak_rss_mb():.1f} "
+          f"loss0={loss0:.4f} loss={loss:.4f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
