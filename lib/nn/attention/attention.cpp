@@ -1,0 +1,510 @@
+#include "nn/attention/attention.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "backend/gemm.hpp"
+#include "core/check.hpp"
+#include "nn/attention/kinds.hpp"
+
+namespace seqbench::nn {
+
+using backend::Trans;
+
+namespace {
+
+// Reformer's score for a token's own key under shared QK: low enough that any other
+// visible key wins, finite so that a token with nothing else still attends to itself.
+constexpr double kSelfMask = -1e5;
+
+template <class T>
+T dot(const T* a, const T* b, int64_t n) {
+  T s = 0;
+  for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+// dst rows i = src rows idx[i] (n_rows of d).
+template <class T>
+void gather(const T* src, const int32_t* idx, int64_t n_rows, int64_t d, T* dst) {
+  for (int64_t i = 0; i < n_rows; ++i) std::copy_n(src + idx[i] * d, d, dst + i * d);
+}
+
+// dst rows idx[i] += src rows i.
+template <class T>
+void scatter_add(const T* src, const int32_t* idx, int64_t n_rows, int64_t d, T* dst) {
+  for (int64_t i = 0; i < n_rows; ++i) {
+    T* row = dst + idx[i] * d;
+    const T* s = src + i * d;
+    for (int64_t j = 0; j < d; ++j) row[j] += s[j];
+  }
+}
+
+template <class T>
+void grow(std::vector<T>& v, int64_t n) {
+  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
+}
+
+}  // namespace
+
+AttentionKind parse_attention_kind(const std::string& s) {
+  if (s == "full") return AttentionKind::Full;
+  if (s == "local") return AttentionKind::Local;
+  if (s == "routing") return AttentionKind::Routing;
+  if (s == "random") return AttentionKind::Random;
+  if (s == "smyrf") return AttentionKind::Smyrf;
+  if (s == "lsh") return AttentionKind::Lsh;
+  throw core::UsageError(fmt::format(
+      "attention.kind: unknown kind '{}' (hint: use full, local, routing, random, smyrf or lsh)",
+      s));
+}
+
+const char* attention_kind_name(AttentionKind kind) {
+  switch (kind) {
+    case AttentionKind::Full: return "full";
+    case AttentionKind::Local: return "local";
+    case AttentionKind::Routing: return "routing";
+    case AttentionKind::Random: return "random";
+    case AttentionKind::Smyrf: return "smyrf";
+    case AttentionKind::Lsh: return "lsh";
+  }
+  return "?";
+}
+
+void validate(const AttentionConfig& cfg) {
+  const AttentionKind kind = parse_attention_kind(cfg.kind);
+  if (cfg.window < 1)
+    throw core::UsageError(fmt::format(
+        "attention.window must be >= 1, got {} (hint: the Routing Transformer uses 512)",
+        cfg.window));
+  if (cfg.clusters < 1)
+    throw core::UsageError(
+        fmt::format("attention.clusters must be >= 1, got {} (hint: about sqrt(N))", cfg.clusters));
+  if (kind == AttentionKind::Lsh && cfg.clusters != 1 && cfg.clusters % 2 != 0)
+    throw core::UsageError(fmt::format(
+        "attention.clusters must be 1 or even for lsh (angular buckets come in ± pairs), got {} "
+        "(hint: use {})",
+        cfg.clusters, cfg.clusters + 1));
+  if (cfg.rounds < 1)
+    throw core::UsageError(
+        fmt::format("attention.rounds must be >= 1, got {} (hint: Reformer uses 1 to 8)",
+                    cfg.rounds));
+  if (!(cfg.ema_decay >= 0.0 && cfg.ema_decay <= 1.0))
+    throw core::UsageError(fmt::format(
+        "attention.ema_decay must be in [0, 1], got {} (hint: the paper uses 0.999)",
+        cfg.ema_decay));
+}
+
+template <class T>
+Attention<T>::Attention(const AttentionConfig& cfg, int64_t heads, int64_t head_dim,
+                        Combine combine)
+    : cfg_(cfg),
+      kind_(parse_attention_kind(cfg.kind)),
+      heads_(heads),
+      dim_(head_dim),
+      combine_(combine),
+      scale_(static_cast<T>(1.0 / std::sqrt(static_cast<double>(head_dim)))) {
+  validate(cfg);
+  SB_CHECK(heads > 0 && head_dim > 0, "attention ({}): heads={} head_dim={} must be positive",
+           cfg.kind, heads, head_dim);
+}
+
+template <class T>
+const AttnStructure& Attention<T>::structure(int64_t s) const {
+  SB_CHECK(s >= 0 && s < slices(), "attention ({}): slice {} out of range [0, {}) (hint: call "
+           "forward first)", cfg_.kind, s, slices());
+  return st_[static_cast<size_t>(s)];
+}
+
+template <class T>
+size_t Attention<T>::Workspace::bytes() const {
+  size_t n = 0;
+  for (const auto* v : {&qg, &kg, &vg, &dog, &dqg, &dkg, &dvg, &s, &dp, &sself, &ot, &occ_d,
+                        &occ_dlse, &tok_m, &tok_s})
+    n += v->capacity();
+  return n * sizeof(T);
+}
+
+template <class T>
+size_t Attention<T>::held_bytes() const {
+  size_t n = (lse_.capacity() + w_.capacity() + oocc_.capacity()) * sizeof(T) +
+             occ_off_.capacity() * sizeof(int64_t);
+  for (const auto& st : st_) n += st.bytes();
+  for (const auto& ws : ws_) n += ws.bytes();
+  for (const auto& sc : scratch_)
+    n += (sc.qb.capacity() + sc.kb.capacity() + sc.order.capacity() + sc.work.capacity()) *
+             sizeof(int32_t) +
+         (sc.xq.capacity() + sc.xk.capacity() + sc.proj.capacity() + sc.tmp.capacity()) *
+             sizeof(T);
+  return n;
+}
+
+template <class T>
+void Attention<T>::reserve_workspaces() {
+  const int64_t r = max_rows_, c = max_keys_, d = dim_, n = n_;
+  for (auto& ws : ws_) {
+    for (auto* v : {&ws.qg, &ws.dog, &ws.dqg}) grow(*v, r * d);
+    for (auto* v : {&ws.kg, &ws.vg, &ws.dkg, &ws.dvg}) grow(*v, c * d);
+    for (auto* v : {&ws.s, &ws.dp}) grow(*v, r * c);
+    grow(ws.sself, r);
+    grow(ws.ot, n * d);
+    for (auto* v : {&ws.occ_d, &ws.occ_dlse}) grow(*v, max_occ_);
+    for (auto* v : {&ws.tok_m, &ws.tok_s}) grow(*v, n);
+  }
+}
+
+template <class T>
+T Attention<T>::self_score(const T* qrow, const T* krow) const {
+  return cfg_.shared_qk ? static_cast<T>(kSelfMask) : scale_ * dot(qrow, krow, dim_);
+}
+
+template <class T>
+void Attention<T>::scores(const AttnStructure& st, const AttnGroup& g, const T* qg, const T* kg,
+                          T* s) const {
+  const int64_t r = g.q_len, c = g.k_len;
+  if (c == 0) return;
+  backend::gemm<T>(Trans::N, Trans::T, r, c, dim_, scale_, qg, dim_, kg, dim_, T(0), s, c);
+  if (!cfg_.causal && !cfg_.shared_qk) return;
+  const T neg_inf = -std::numeric_limits<T>::infinity();
+  const int32_t* kt = st.k.data() + g.k_off;
+  for (int64_t i = 0; i < r; ++i) {
+    const int32_t t = st.q[g.q_off + i];
+    T* row = s + i * c;
+    for (int64_t j = 0; j < c; ++j) {
+      if (cfg_.causal && kt[j] > t)
+        row[j] = neg_inf;
+      else if (cfg_.shared_qk && kt[j] == t)
+        row[j] = static_cast<T>(kSelfMask);
+    }
+  }
+}
+
+template <class T>
+void Attention<T>::forward(core::ViewT<const T> q, core::ViewT<const T> k,
+                           core::ViewT<const T> v, core::ViewT<T> dst) {
+  SB_CHECK(q.shape.rank == 4, "attention ({}).forward: q must be (B, H, N, D), got {}", cfg_.kind,
+           q.shape.str());
+  const int64_t B = q.dim(0), H = q.dim(1), N = q.dim(2), D = q.dim(3);
+  SB_CHECK(H == heads_ && D == dim_,
+           "attention ({}).forward: q {} has H={} D={}, the layer was made for H={} D={}",
+           cfg_.kind, q.shape.str(), H, D, heads_, dim_);
+  SB_CHECK(N > 0 && N < (int64_t{1} << 30), "attention ({}).forward: N={} out of range",
+           cfg_.kind, N);
+  const core::Shape shape{B, H, N, D};
+  core::check_shape(k, shape, "attention.forward k");
+  core::check_shape(v, shape, "attention.forward v");
+  core::check_shape(dst, shape, "attention.forward dst");
+  const int64_t S = B * H;
+  const int nthreads = std::max(1, omp_get_max_threads());
+  if (static_cast<int>(ws_.size()) < nthreads) ws_.resize(static_cast<size_t>(nthreads));
+  if (static_cast<int>(scratch_.size()) < nthreads) scratch_.resize(static_cast<size_t>(nthreads));
+
+  if (hold_ && !st_.empty()) {
+    SB_CHECK(b_ == B && n_ == N,
+             "attention ({}).forward: the assignment is held for B={} N={}, got B={} N={} "
+             "(hint: hold_assignment(false) before changing the shape)",
+             cfg_.kind, b_, n_, B, N);
+  } else {
+    st_.resize(static_cast<size_t>(S));
+    const uint64_t draw_seed = core::Rng::derive(cfg_.seed, draws_++).next_u64();
+#pragma omp parallel for schedule(dynamic) if (S > 1)
+    for (int64_t s = 0; s < S; ++s) {
+      core::Rng rng = core::Rng::derive(draw_seed, static_cast<uint64_t>(s));
+      AttnStructure& st = st_[static_cast<size_t>(s)];
+      st.clear();
+      build(s % H, q.data + s * N * D, k.data + s * N * D, N, st,
+            scratch_[static_cast<size_t>(omp_get_thread_num())], rng);
+    }
+    occ_off_.assign(static_cast<size_t>(S + 1), 0);
+    max_rows_ = max_keys_ = max_occ_ = 0;
+    for (int64_t s = 0; s < S; ++s) {
+      const AttnStructure& st = st_[static_cast<size_t>(s)];
+      const int64_t nocc = static_cast<int64_t>(st.q.size());
+      occ_off_[s + 1] = occ_off_[s] + nocc;
+      max_occ_ = std::max(max_occ_, nocc);
+      max_rows_ = std::max(max_rows_, st.max_rows());
+      max_keys_ = std::max(max_keys_, st.max_keys());
+    }
+  }
+  b_ = B;
+  n_ = N;
+  q_ = q;
+  k_ = k;
+  v_ = v;
+  const int64_t total = occ_off_[S];
+  grow(lse_, total);
+  grow(w_, total);
+  grow(oocc_, total * D);
+  reserve_workspaces();
+#pragma omp parallel for schedule(dynamic) if (S > 1)
+  for (int64_t s = 0; s < S; ++s)
+    forward_slice(s, dst.data + s * N * D, ws_[static_cast<size_t>(omp_get_thread_num())]);
+}
+
+template <class T>
+void Attention<T>::forward_slice(int64_t s, T* dst, Workspace& ws) {
+  const int64_t N = n_, D = dim_;
+  const AttnStructure& st = st_[static_cast<size_t>(s)];
+  const T* Q = q_.data + s * N * D;
+  const T* K = k_.data + s * N * D;
+  const T* V = v_.data + s * N * D;
+  const int64_t off = occ_off_[s];
+  T* lse = lse_.data() + off;
+  T* w = w_.data() + off;
+  T* oocc = oocc_.data() + off * D;
+  const bool has_self = !st.self.empty();
+  const T neg_inf = -std::numeric_limits<T>::infinity();
+
+  for (const AttnGroup& g : st.groups) {
+    const int64_t R = g.q_len, C = g.k_len;
+    const T *qg = Q, *kg = K, *vg = V;
+    if (st.contiguous) {
+      qg += st.q[g.q_off] * D;
+      if (C > 0) {
+        kg += st.k[g.k_off] * D;
+        vg += st.k[g.k_off] * D;
+      }
+    } else {
+      gather(Q, st.q.data() + g.q_off, R, D, ws.qg.data());
+      gather(K, st.k.data() + g.k_off, C, D, ws.kg.data());
+      gather(V, st.k.data() + g.k_off, C, D, ws.vg.data());
+      qg = ws.qg.data();
+      kg = ws.kg.data();
+      vg = ws.vg.data();
+    }
+    T* sc = ws.s.data();
+    scores(st, g, qg, kg, sc);
+    for (int64_t i = 0; i < R; ++i) {
+      const int64_t occ = g.q_off + i;
+      const int32_t t = st.q[occ];
+      T* row = sc + i * C;
+      const bool self = has_self && st.self[occ];
+      const T ss = self ? self_score(Q + t * D, K + t * D) : neg_inf;
+      T mx = ss;
+      for (int64_t j = 0; j < C; ++j) mx = std::max(mx, row[j]);
+      if (mx == neg_inf) {  // nothing visible
+        std::fill(row, row + C, T(0));
+        ws.sself[i] = 0;
+        lse[occ] = neg_inf;
+        continue;
+      }
+      T sum = 0;
+      for (int64_t j = 0; j < C; ++j) {
+        row[j] = std::exp(row[j] - mx);
+        sum += row[j];
+      }
+      const T ps = self ? std::exp(ss - mx) : T(0);
+      sum += ps;
+      const T inv = T(1) / sum;
+      for (int64_t j = 0; j < C; ++j) row[j] *= inv;
+      ws.sself[i] = ps * inv;
+      lse[occ] = mx + std::log(sum);
+    }
+    T* og = oocc + g.q_off * D;
+    backend::gemm<T>(Trans::N, Trans::N, R, D, C, T(1), sc, C, vg, D, T(0), og, D);
+    if (has_self)
+      for (int64_t i = 0; i < R; ++i) {
+        const T ps = ws.sself[i];
+        if (ps == T(0)) continue;
+        const T* vt = V + st.q[g.q_off + i] * D;
+        for (int64_t j = 0; j < D; ++j) og[i * D + j] += ps * vt[j];
+      }
+  }
+
+  // Combine each token's occurrences.
+  const int64_t nocc = static_cast<int64_t>(st.q.size());
+  T* tm = ws.tok_m.data();
+  T* ts = ws.tok_s.data();
+  if (combine_ == Combine::Average) {
+    std::fill(ts, ts + N, T(0));
+    for (int64_t o = 0; o < nocc; ++o) ts[st.q[o]] += 1;
+    for (int64_t o = 0; o < nocc; ++o) w[o] = T(1) / ts[st.q[o]];
+  } else {
+    std::fill(tm, tm + N, neg_inf);
+    std::fill(ts, ts + N, T(0));
+    for (int64_t o = 0; o < nocc; ++o) tm[st.q[o]] = std::max(tm[st.q[o]], lse[o]);
+    for (int64_t o = 0; o < nocc; ++o)
+      if (lse[o] != neg_inf) ts[st.q[o]] += std::exp(lse[o] - tm[st.q[o]]);
+    for (int64_t o = 0; o < nocc; ++o) {
+      const int32_t t = st.q[o];
+      w[o] = lse[o] == neg_inf ? T(0) : std::exp(lse[o] - tm[t]) / ts[t];
+    }
+  }
+  std::fill(dst, dst + N * D, T(0));
+  for (int64_t o = 0; o < nocc; ++o) {
+    T* row = dst + st.q[o] * D;
+    const T* src = oocc + o * D;
+    for (int64_t j = 0; j < D; ++j) row[j] += w[o] * src[j];
+  }
+}
+
+template <class T>
+void Attention<T>::backward(core::ViewT<const T> ddst, core::ViewT<T> dq, core::ViewT<T> dk,
+                            core::ViewT<T> dv) {
+  SB_CHECK(!st_.empty() && q_.data,
+           "attention ({}).backward: no forward to differentiate (hint: call forward first)",
+           cfg_.kind);
+  const int64_t S = b_ * heads_, N = n_, D = dim_;
+  const core::Shape shape{b_, heads_, N, D};
+  core::check_shape(ddst, shape, "attention.backward ddst");
+  core::check_shape(dq, shape, "attention.backward dq");
+  core::check_shape(dk, shape, "attention.backward dk");
+  core::check_shape(dv, shape, "attention.backward dv");
+  // The thread count may have changed since forward (core::set_threads).
+  const int nthreads = std::max(1, omp_get_max_threads());
+  if (static_cast<int>(ws_.size()) < nthreads) ws_.resize(static_cast<size_t>(nthreads));
+  reserve_workspaces();
+#pragma omp parallel for schedule(dynamic) if (S > 1)
+  for (int64_t s = 0; s < S; ++s)
+    backward_slice(s, ddst.data + s * N * D, dq.data + s * N * D, dk.data + s * N * D,
+                   dv.data + s * N * D, ws_[static_cast<size_t>(omp_get_thread_num())]);
+}
+
+template <class T>
+void Attention<T>::backward_slice(int64_t s, const T* ddst, T* dq, T* dk, T* dv,
+                                  Workspace& ws) const {
+  const int64_t N = n_, D = dim_;
+  const AttnStructure& st = st_[static_cast<size_t>(s)];
+  const T* Q = q_.data + s * N * D;
+  const T* K = k_.data + s * N * D;
+  const T* V = v_.data + s * N * D;
+  const int64_t off = occ_off_[s];
+  const T* lse = lse_.data() + off;
+  const T* w = w_.data() + off;
+  const T* oocc = oocc_.data() + off * D;
+  const bool has_self = !st.self.empty();
+  const T neg_inf = -std::numeric_limits<T>::infinity();
+  const int64_t nocc = static_cast<int64_t>(st.q.size());
+
+  // Per occurrence: D_i = do_occ . o_occ = w ddst_t . o_occ, and for the logsumexp rule
+  // dlse = w (ddst_t . o_occ - ddst_t . dst_t).
+  T* occ_d = ws.occ_d.data();
+  T* occ_dlse = ws.occ_dlse.data();
+  if (combine_ == Combine::LogSumExp) {
+    T* ot = ws.ot.data();
+    std::fill(ot, ot + N * D, T(0));
+    for (int64_t o = 0; o < nocc; ++o) {
+      T* row = ot + st.q[o] * D;
+      for (int64_t j = 0; j < D; ++j) row[j] += w[o] * oocc[o * D + j];
+    }
+    T* tb = ws.tok_s.data();
+    for (int64_t t = 0; t < N; ++t) tb[t] = dot(ddst + t * D, ot + t * D, D);
+    for (int64_t o = 0; o < nocc; ++o) {
+      const int32_t t = st.q[o];
+      const T a = dot(ddst + t * D, oocc + o * D, D);
+      occ_d[o] = w[o] * a;
+      occ_dlse[o] = w[o] * (a - tb[t]);
+    }
+  } else {
+    for (int64_t o = 0; o < nocc; ++o) {
+      occ_d[o] = w[o] * dot(ddst + st.q[o] * D, oocc + o * D, D);
+      occ_dlse[o] = 0;
+    }
+  }
+
+  for (const AttnGroup& g : st.groups) {
+    const int64_t R = g.q_len, C = g.k_len;
+    const int32_t* qt = st.q.data() + g.q_off;
+    const int32_t* kt = st.k.data() + g.k_off;
+    const T *qg = Q, *kg = K, *vg = V;
+    if (st.contiguous) {
+      qg += qt[0] * D;
+      if (C > 0) {
+        kg += kt[0] * D;
+        vg += kt[0] * D;
+      }
+    } else {
+      gather(Q, qt, R, D, ws.qg.data());
+      gather(K, kt, C, D, ws.kg.data());
+      gather(V, kt, C, D, ws.vg.data());
+      qg = ws.qg.data();
+      kg = ws.kg.data();
+      vg = ws.vg.data();
+    }
+    T* dog = ws.dog.data();  // (R, D) do_occ = w ddst_t
+    for (int64_t i = 0; i < R; ++i) {
+      const T wi = w[g.q_off + i];
+      const T* src = ddst + qt[i] * D;
+      for (int64_t j = 0; j < D; ++j) dog[i * D + j] = wi * src[j];
+    }
+    T* p = ws.s.data();
+    T* dp = ws.dp.data();
+    scores(st, g, qg, kg, p);
+    if (C > 0)
+      backend::gemm<T>(Trans::N, Trans::T, R, C, D, T(1), dog, D, vg, D, T(0), dp, C);
+    for (int64_t i = 0; i < R; ++i) {
+      const int64_t occ = g.q_off + i;
+      const T l = lse[occ];
+      T* prow = p + i * C;
+      T* drow = dp + i * C;
+      if (l == neg_inf) {
+        std::fill(prow, prow + C, T(0));
+        std::fill(drow, drow + C, T(0));
+        continue;
+      }
+      const T shift = occ_dlse[occ] - occ_d[occ];
+      for (int64_t j = 0; j < C; ++j) {
+        prow[j] = std::exp(prow[j] - l);
+        drow[j] = prow[j] * (drow[j] + shift);
+      }
+      // Mask constants (shared-QK self entries) carry no gradient to q and k; causal
+      // entries already have P = 0.
+      if (cfg_.shared_qk)
+        for (int64_t j = 0; j < C; ++j)
+          if (kt[j] == qt[i]) drow[j] = 0;
+      if (has_self && st.self[occ]) {
+        const int32_t t = qt[i];
+        const T ps = std::exp(self_score(Q + t * D, K + t * D) - l);
+        const T* dorow = dog + i * D;
+        const T ds = ps * (dot(dorow, V + t * D, D) + shift);
+        for (int64_t j = 0; j < D; ++j) dv[t * D + j] += ps * dorow[j];
+        if (!cfg_.shared_qk)
+          for (int64_t j = 0; j < D; ++j) {
+            dq[t * D + j] += scale_ * ds * K[t * D + j];
+            dk[t * D + j] += scale_ * ds * Q[t * D + j];
+          }
+      }
+    }
+    if (C == 0) continue;
+    if (st.contiguous) {
+      backend::gemm<T>(Trans::N, Trans::N, R, D, C, scale_, dp, C, kg, D, T(1), dq + qt[0] * D, D);
+      backend::gemm<T>(Trans::T, Trans::N, C, D, R, scale_, dp, C, qg, D, T(1), dk + kt[0] * D, D);
+      backend::gemm<T>(Trans::T, Trans::N, C, D, R, T(1), p, C, dog, D, T(1), dv + kt[0] * D, D);
+    } else {
+      backend::gemm<T>(Trans::N, Trans::N, R, D, C, scale_, dp, C, kg, D, T(0), ws.dqg.data(), D);
+      backend::gemm<T>(Trans::T, Trans::N, C, D, R, scale_, dp, C, qg, D, T(0), ws.dkg.data(), D);
+      backend::gemm<T>(Trans::T, Trans::N, C, D, R, T(1), p, C, dog, D, T(0), ws.dvg.data(), D);
+      scatter_add(ws.dqg.data(), qt, R, D, dq);
+      scatter_add(ws.dkg.data(), kt, C, D, dk);
+      scatter_add(ws.dvg.data(), kt, C, D, dv);
+    }
+  }
+}
+
+template <class T>
+std::unique_ptr<Attention<T>> make_attention(const AttentionConfig& cfg, int64_t heads,
+                                             int64_t head_dim) {
+  validate(cfg);
+  switch (parse_attention_kind(cfg.kind)) {
+    case AttentionKind::Full: return std::make_unique<FullAttention<T>>(cfg, heads, head_dim);
+    case AttentionKind::Local: return std::make_unique<LocalAttention<T>>(cfg, heads, head_dim);
+    case AttentionKind::Routing:
+      return std::make_unique<RoutingAttention<T>>(cfg, heads, head_dim);
+    case AttentionKind::Random: return std::make_unique<RandomAttention<T>>(cfg, heads, head_dim);
+    case AttentionKind::Smyrf: return std::make_unique<SmyrfAttention<T>>(cfg, heads, head_dim);
+    case AttentionKind::Lsh: return std::make_unique<LshAttention<T>>(cfg, heads, head_dim);
+  }
+  return nullptr;
+}
+
+template class Attention<float>;
+template class Attention<double>;
+template std::unique_ptr<Attention<float>> make_attention<float>(const AttentionConfig&, int64_t,
+                                                                 int64_t);
+template std::unique_ptr<Attention<double>> make_attention<double>(const AttentionConfig&,
+                                                                   int64_t, int64_t);
+
+}  // namespace seqbench::nn

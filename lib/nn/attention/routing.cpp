@@ -1,0 +1,164 @@
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "backend/gemm.hpp"
+#include "core/check.hpp"
+#include "nn/attention/kinds.hpp"
+
+namespace seqbench::nn {
+
+using backend::Trans;
+
+namespace {
+
+template <class T>
+void grow(std::vector<T>& v, int64_t n) {
+  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
+}
+
+// dst (n, d) = rows of x scaled to unit length (zero rows stay zero).
+template <class T>
+void normalise_rows(const T* x, int64_t n, int64_t d, T* dst) {
+  for (int64_t t = 0; t < n; ++t) {
+    T s = 0;
+    for (int64_t j = 0; j < d; ++j) s += x[t * d + j] * x[t * d + j];
+    const T inv = s > T(0) ? T(1) / std::sqrt(s) : T(0);
+    for (int64_t j = 0; j < d; ++j) dst[t * d + j] = x[t * d + j] * inv;
+  }
+}
+
+// The w rows of column c of sims (n, kc) with the largest values (ties: earlier token),
+// written in time order to out (w).
+template <class T>
+void top_w(const T* sims, int64_t n, int64_t kc, int64_t c, int64_t w, int32_t* order,
+           int32_t* out) {
+  std::iota(order, order + n, 0);
+  const auto better = [&](int32_t a, int32_t b) {
+    const T sa = sims[a * kc + c], sb = sims[b * kc + c];
+    return sa > sb || (sa == sb && a < b);
+  };
+  std::nth_element(order, order + (w - 1), order + n, better);
+  std::sort(order, order + w);
+  std::copy_n(order, w, out);
+}
+
+}  // namespace
+
+template <class T>
+RoutingAttention<T>::RoutingAttention(const AttentionConfig& cfg, int64_t heads, int64_t head_dim)
+    : Attention<T>(cfg, heads, head_dim, Attention<T>::Combine::Average), kc_(cfg.clusters) {
+  centroids_.resize(static_cast<size_t>(heads * kc_ * head_dim));
+  core::Rng rng = core::Rng::derive(cfg.seed, kCentroidStream);
+  for (auto& x : centroids_) x = static_cast<T>(rng.normal());
+  normalise_rows(centroids_.data(), heads * kc_, head_dim, centroids_.data());
+}
+
+template <class T>
+void RoutingAttention<T>::assign(int64_t h, const T* x, int64_t n, int32_t* out,
+                                 std::vector<T>& xn, std::vector<T>& sims) const {
+  const int64_t D = this->dim_;
+  grow(xn, n * D);
+  grow(sims, n * kc_);
+  normalise_rows(x, n, D, xn.data());
+  backend::gemm<T>(Trans::N, Trans::T, n, kc_, D, T(1), xn.data(), D,
+                   centroids_.data() + h * kc_ * D, D, T(0), sims.data(), kc_);
+  for (int64_t t = 0; t < n; ++t) {
+    const T* row = sims.data() + t * kc_;
+    out[t] = static_cast<int32_t>(std::max_element(row, row + kc_) - row);
+  }
+}
+
+template <class T>
+void RoutingAttention<T>::build(int64_t h, const T* q, const T* k, int64_t n, AttnStructure& st,
+                                BuildScratch<T>& sc, core::Rng&) const {
+  const int64_t D = this->dim_, w = this->cfg_.window;
+  if (this->cfg_.causal) {
+    grow(sc.qb, n);
+    grow(sc.kb, n);
+    assign(h, q, n, sc.qb.data(), sc.xq, sc.proj);
+    assign(h, k, n, sc.kb.data(), sc.xq, sc.proj);
+    build_bucket_chunks(st, sc.qb.data(), sc.kb.data(), n, kc_, w, true, sc.work);
+    return;
+  }
+  // Balanced clusters: each centroid takes its top-w queries and its top-w keys.
+  const int64_t wc = std::min(w, n);
+  const T* mu = centroids_.data() + h * kc_ * D;
+  grow(sc.xq, n * D);
+  grow(sc.proj, n * kc_);
+  grow(sc.order, n);
+  for (int side = 0; side < 2; ++side) {
+    std::vector<int32_t>& idx = side == 0 ? st.q : st.k;
+    idx.resize(static_cast<size_t>(kc_ * wc));
+    normalise_rows(side == 0 ? q : k, n, D, sc.xq.data());
+    backend::gemm<T>(Trans::N, Trans::T, n, kc_, D, T(1), sc.xq.data(), D, mu, D, T(0),
+                     sc.proj.data(), kc_);
+    for (int64_t c = 0; c < kc_; ++c)
+      top_w(sc.proj.data(), n, kc_, c, wc, sc.order.data(), idx.data() + c * wc);
+  }
+  for (int64_t c = 0; c < kc_; ++c) add_group(st, c * wc, wc, c * wc, wc);
+}
+
+template <class T>
+void RoutingAttention<T>::update_centroids() {
+  SB_CHECK(this->q_.data != nullptr,
+           "attention (routing).update_centroids: no forward to learn from (hint: call forward "
+           "first, then update_centroids in training mode)");
+  const int64_t H = this->heads_, D = this->dim_, N = this->n_, B = this->b_;
+  const double lambda = this->cfg_.ema_decay;
+  grow(sums_, kc_ * D);
+  grow(assign_, N);
+  for (int64_t h = 0; h < H; ++h) {
+    std::fill(sums_.begin(), sums_.begin() + kc_ * D, T(0));
+    for (int64_t b = 0; b < B; ++b)
+      for (const T* x : {this->q_.data, this->k_.data}) {
+        const T* xs = x + (b * H + h) * N * D;
+        assign(h, xs, N, assign_.data(), xn_, sims_);
+        for (int64_t t = 0; t < N; ++t) {
+          T* s = sums_.data() + assign_[t] * D;
+          for (int64_t j = 0; j < D; ++j) s[j] += xn_[t * D + j];
+        }
+      }
+    for (int64_t c = 0; c < kc_; ++c) {
+      const T* s = sums_.data() + c * D;
+      T ss = 0;
+      for (int64_t j = 0; j < D; ++j) ss += s[j] * s[j];
+      if (ss <= T(0)) continue;  // no members: the centroid stays
+      const T a = static_cast<T>(lambda), b1 = static_cast<T>((1.0 - lambda) / std::sqrt(ss));
+      T* mu = centroids_.data() + (h * kc_ + c) * D;
+      for (int64_t j = 0; j < D; ++j) mu[j] = a * mu[j] + b1 * s[j];
+      normalise_rows(mu, 1, D, mu);
+    }
+  }
+}
+
+template <class T>
+size_t RoutingAttention<T>::held_bytes() const {
+  return Attention<T>::held_bytes() +
+         (centroids_.capacity() + sums_.capacity() + xn_.capacity() + sims_.capacity()) *
+             sizeof(T) +
+         assign_.capacity() * sizeof(int32_t);
+}
+
+template <class T>
+RandomAttention<T>::RandomAttention(const AttentionConfig& cfg, int64_t heads, int64_t head_dim)
+    : Attention<T>(cfg, heads, head_dim, Attention<T>::Combine::Average) {}
+
+template <class T>
+void RandomAttention<T>::build(int64_t, const T*, const T*, int64_t n, AttnStructure& st,
+                               BuildScratch<T>& sc, core::Rng& rng) const {
+  grow(sc.order, n);
+  int32_t* perm = sc.order.data();
+  for (int64_t r = 0; r < this->cfg_.rounds; ++r) {
+    std::iota(perm, perm + n, 0);
+    for (int64_t i = n - 1; i > 0; --i) std::swap(perm[i], perm[rng.randint(i + 1)]);
+    build_sorted_chunks(st, perm, perm, n, this->cfg_.window);
+  }
+}
+
+template class RoutingAttention<float>;
+template class RoutingAttention<double>;
+template class RandomAttention<float>;
+template class RandomAttention<double>;
+
+}  // namespace seqbench::nn
