@@ -11,6 +11,11 @@ namespace seqbench::nn {
 
 using backend::Trans;
 
+namespace {
+// Attention work (rows x attended x H) from which the per-row loops go parallel.
+constexpr int64_t kParallelMin = int64_t(1) << 16;
+}  // namespace
+
 template <class T>
 typename AttentiveRecurrent<T>::Kind AttentiveRecurrent<T>::parse_kind(const std::string& name,
                                                                        const std::string& s) {
@@ -128,7 +133,8 @@ void AttentiveRecurrent<T>::reserve(int64_t steps, int64_t b) {
   }
   grow(final_, b * state_size());
   grow(q_, 2 * b * H);
-  grow(dalpha_, kmax);
+  grow(dalpha_, b * kmax);
+  grow(dv_rows_, b * H);
 }
 
 template <class T>
@@ -141,6 +147,9 @@ void AttentiveRecurrent<T>::attend_forward(int64_t t) {
   backend::gemm<T>(Trans::N, Trans::N, b, H, H, T(1), cin_.data() + (t - 1) * b * sc, sc,
                    v_a_->value, H, T(0), q_.data(), H);
   const T* v = v_->value;
+  // Rows are independent (each has its own attended set, scores and slots).
+  bool count_ok = true;
+#pragma omp parallel for schedule(static) if (b * K * H >= kParallelMin) reduction(&& : count_ok)
   for (int64_t r = 0; r < b; ++r) {
     int32_t* idx = att_idx_.data() + base + r * K;
     T* alpha = att_alpha_.data() + base + r * K;
@@ -158,7 +167,7 @@ void AttentiveRecurrent<T>::attend_forward(int64_t t) {
     }
     const int64_t lo = rel ? std::max<int64_t>(0, t - nu_) : 0;
     for (int64_t i = lo; i < t; ++i) idx[n++] = static_cast<int32_t>(i);
-    SB_CHECK(n == K, "attentive step {}: attended {} states, expected {} (internal)", t, n, K);
+    count_ok = count_ok && n == K;
     const T* qr = q_.data() + r * H;
     T emax = T(0);
     for (int64_t k = 0; k < K; ++k) {
@@ -190,6 +199,7 @@ void AttentiveRecurrent<T>::attend_forward(int64_t t) {
       for (int64_t k = 0; k < K; ++k)
         if (idx[k] >= t - nu_) score_[static_cast<size_t>(idx[k] * b + r)] += alpha[k];
   }
+  SB_CHECK(count_ok, "attentive step {}: a row attended other than {} states (internal)", t, K);
 }
 
 template <class T>
@@ -265,10 +275,14 @@ void AttentiveRecurrent<T>::attend_backward(int64_t t, const T* ds) {
   backend::gemm<T>(Trans::N, Trans::N, b, H, H, T(1), s_prev, sc, v_a_->value, H, T(0), q, H);
   std::fill_n(dq, b * H, T(0));
   const T* v = v_->value;
-  T* dv = v_->grad;
-  T* dalpha = dalpha_.data();
+  const int64_t kmax = static_cast<int64_t>(dalpha_.size()) / b;
   // Membership and α's normalisation set are the forward's (discrete: constants here).
+  // Rows write disjoint rows of dh_/dhu_/dq; dL/dv is summed per row, then over rows.
+#pragma omp parallel for schedule(static) if (b * K * H >= kParallelMin)
   for (int64_t r = 0; r < b; ++r) {
+    T* dalpha = dalpha_.data() + r * kmax;
+    T* dv = dv_rows_.data() + r * H;
+    std::fill_n(dv, H, T(0));
     const int32_t* idx = att_idx_.data() + base + r * K;
     const T* alpha = att_alpha_.data() + base + r * K;
     const T* dsr = ds + r * H;
@@ -305,6 +319,12 @@ void AttentiveRecurrent<T>::attend_backward(int64_t t, const T* ds) {
         dhu[j] += dpre;
       }
     }
+  }
+  T* dv = v_->grad;
+  for (int64_t r = 0; r < b; ++r) {
+    const T* dvr = dv_rows_.data() + r * H;
+#pragma omp simd
+    for (int64_t j = 0; j < H; ++j) dv[j] += dvr[j];
   }
   // dL/ds_{t-1} through the query = dq v_aᵀ (into dsq_); dv_a += s_{t-1}ᵀ dq.
   backend::gemm<T>(Trans::N, Trans::T, b, H, H, T(1), dq, H, v_a_->value, H, T(0), dsq_.data(), H);
@@ -409,7 +429,7 @@ template <class T>
 size_t AttentiveRecurrent<T>::held_bytes() const {
   size_t n = 0;
   for (const auto* v : {&xp_, &cin_, &cout_, &cache_, &hu_, &att_alpha_, &score_, &final_,
-                        &slot_score_, &q_, &dalpha_, &dh_, &dhu_, &ds_, &ds_prev_, &dsq_})
+                        &slot_score_, &q_, &dalpha_, &dv_rows_, &dh_, &dhu_, &ds_, &ds_prev_, &dsq_})
     n += v->size() * sizeof(T);
   n += (att_idx_.size() + slot_idx_.size()) * sizeof(int32_t);
   n += (kappa_.size() + att_off_.size()) * sizeof(int64_t);

@@ -150,9 +150,9 @@ class AttentiveRecurrent : public SequenceLayer<T> {
   std::vector<T> xp_, cin_, cout_, cache_, hu_, att_alpha_, score_, final_;
   std::vector<int32_t> att_idx_, slot_idx_;
   std::vector<T> slot_score_;
-  // Workspaces: q_ (B, H) query projection / its gradient, dalpha_ (κ_max),
-  // dh_/dhu_ (T, B, H), ds_/ds_prev_ (B, Sc), dsq_ (B, H).
-  std::vector<T> q_, dalpha_, dh_, dhu_, ds_, ds_prev_, dsq_;
+  // Workspaces: q_ (B, H) query projection / its gradient, dalpha_ (B, κ_max),
+  // dv_rows_ (B, H) per-row dL/dv, dh_/dhu_ (T, B, H), ds_/ds_prev_ (B, Sc), dsq_ (B, H).
+  std::vector<T> q_, dalpha_, dv_rows_, dh_, dhu_, ds_, ds_prev_, dsq_;
 };
 
 }  // namespace seqbench::nn

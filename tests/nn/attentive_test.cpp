@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/threads.hpp"
 #include "gradcheck.hpp"
 
 using namespace seqbench;
@@ -296,4 +297,31 @@ TEST(Attentive, OptionErrors) {
   auto o = opts("rel_lstm");
   o.bptt = 5;
   EXPECT_THROW(DLayer(ps, "d", 2, 3, o), core::UsageError);
+}
+
+// Large enough that the per-row attention loops run in parallel (rows x attended x H
+// >= 2^16 from step 21 on): the result equals the one-thread run (the per-row dL/dv
+// partial sums are added in row order either way; only the GEMMs may round differently).
+TEST(Attentive, RowParallelAttentionEqualsOneThread) {
+  const int64_t T = 30, B = 48, I = 3, H = 64;
+  auto run = [&](int threads, std::vector<double>& out) {
+    core::set_threads(threads);
+    Fixture f(opts("rel_lstm", 10, 15), T, B, I, H, 21, 4.0);
+    f.loss();
+    DTensor dx(f.x.shape()), ds0(f.s0.shape());
+    f.ps.zero_grad();
+    f.layer->backward(f.w_y.cview(), dx.view(), ds0.view());
+    out.assign(f.y.data(), f.y.data() + f.y.numel());
+    out.insert(out.end(), dx.data(), dx.data() + dx.numel());
+    out.insert(out.end(), f.ps.grads().begin(), f.ps.grads().end());
+    out.insert(out.end(), f.selection.begin(), f.selection.end());
+  };
+  const int before = core::num_threads();
+  std::vector<double> one, two;
+  run(1, one);
+  run(2, two);
+  core::set_threads(before);
+  ASSERT_EQ(one.size(), two.size());
+  for (size_t i = 0; i < one.size(); ++i)
+    ASSERT_NEAR(one[i], two[i], 1e-12 * (1 + std::abs(one[i]))) << i;
 }

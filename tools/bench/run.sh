@@ -29,7 +29,8 @@ cell_bin=$build/tools/bench/seqbench_bench_cell
 
 die() { echo "bench: $*" >&2; exit 1; }
 
-# id | task | B | T | I | H | classes | implementations (what:cell[@threads])
+# id | task | B | T | I | H | classes | implementations (what:cell[@threads]) | extra flags
+# (passed to every implementation of the workload, e.g. rel_lstm's --nu/--rho)
 #   what: ours (seqbench's own cell), onednn (seqbench on oneDNN's LSTM primitive),
 #   torch (tools/bench/torch_cells.py; torch:nn.LSTM is PyTorch's fused LSTM)
 # pmnist: T steps of I inputs, head on the last step; copy: T is the delay (T+20 steps,
@@ -37,10 +38,10 @@ die() { echo "bench: $*" >&2; exit 1; }
 # (the embedding is not part of the step) and the head on the last step.
 WORKLOADS=(
   "pmnist-h128|pmnist|100|784|1|128|10|onednn:lstm ours:lstm torch:nn.LSTM torch:lstm"
-  "pmnist-cells|pmnist|100|784|1|128|10|ours:momentum_lstm ours:adam_lstm ours:stable_lstm ours:rel_lstm torch:momentum_lstm torch:adam_lstm torch:stable_lstm torch:rel_lstm"
+  "pmnist-cells|pmnist|100|784|1|128|10|ours:momentum_lstm ours:adam_lstm ours:stable_lstm ours:rel_lstm torch:momentum_lstm torch:adam_lstm torch:stable_lstm torch:rel_lstm|--nu 10 --rho 10"
   "pmnist-h256|pmnist|100|784|1|256|10|onednn:lstm@1 onednn:lstm@2 torch:nn.LSTM"
-  "copy-t100|copy|10|100|10|128|9|ours:lstm onednn:lstm ours:rel_lstm torch:rel_lstm torch:lstm"
-  "copy-t1000|copy|10|1000|10|128|9|ours:rel_lstm"
+  "copy-t100|copy|10|100|10|128|9|ours:lstm onednn:lstm ours:rel_lstm torch:rel_lstm torch:lstm|--nu 10 --rho 15"
+  "copy-t1000|copy|10|1000|10|128|9|ours:rel_lstm|--nu 10 --rho 15"
   "charptb|pmnist|128|150|200|1024|50|onednn:lstm torch:nn.LSTM"
 )
 # Targets: label | workload | A | B | kind | bound. kind speedup: B's ms / A's ms >= bound;
@@ -99,9 +100,10 @@ echo
 # field KEY LINE -> the value of KEY=... in a key=value line
 field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
 
-# run_one TASK B T I H C IMPL -> the implementation's key=value line
+# run_one TASK B T I H C IMPL [EXTRA FLAGS...] -> the implementation's key=value line
 run_one() {
   local task=$1 B=$2 T=$3 I=$4 H=$5 C=$6 impl=$7
+  shift 7
   local what=${impl%%:*} rest=${impl#*:}
   local cell=${rest%@*} th=$threads
   [[ $rest == *@* ]] && th=${rest#*@}
@@ -110,11 +112,11 @@ run_one() {
   case $what in
     ours | onednn)
       "$cell_bin" --cell "$cell" --backend "$what" --task "$task" --batch "$B" --T "$T" "${io[@]}" \
-        --hidden "$H" --threads "$th" --warmup "$ours_warmup" --steps "$ours_steps" ;;
+        --hidden "$H" --threads "$th" --warmup "$ours_warmup" --steps "$ours_steps" "$@" ;;
     torch)
       OPENBLAS_NUM_THREADS=1 "$py" "$root/tools/bench/torch_cells.py" --cell "$cell" --task "$task" \
         --batch "$B" --T "$T" "${io[@]}" --hidden "$H" --threads "$th" \
-        --warmup "$torch_warmup" --steps "$torch_steps" ;;
+        --warmup "$torch_warmup" --steps "$torch_steps" "$@" ;;
     *) die "unknown implementation '$impl' (hint: ours:CELL, onednn:lstm or torch:CELL)" ;;
   esac
 }
@@ -123,13 +125,14 @@ declare -A ms best rss gflops
 rows=()
 failed=0
 for w in "${WORKLOADS[@]}"; do
-  IFS='|' read -r id task B T I H C impls <<<"$w"
+  IFS='|' read -r id task B T I H C impls extra <<<"$w"
   [[ -n $only && " $only " != *" $id "* ]] && continue
   [[ $task == copy ]] && L=$((T + 20)) || L=$T
   for impl in $impls; do
     key=$id/$impl
     echo "running $key ..." >&2
-    if line=$(run_one "$task" "$B" "$T" "$I" "$H" "$C" "$impl" | tail -n 1) &&
+    # shellcheck disable=SC2086 # extra is a list of flags
+    if line=$(run_one "$task" "$B" "$T" "$I" "$H" "$C" "$impl" $extra | tail -n 1) &&
        [[ -n $(field ms_per_step "$line") ]]; then
       echo "  $line" >&2
       ms[$key]=$(field ms_per_step "$line")
