@@ -6,15 +6,12 @@
 #include "backend/gemm.hpp"
 #include "core/check.hpp"
 #include "nn/fast_math.hpp"
+#include "nn/parallel.hpp"
 
 namespace seqbench::nn {
 
 using backend::Trans;
 
-namespace {
-// Attention work (rows x attended x H) from which the per-row loops go parallel.
-constexpr int64_t kParallelMin = int64_t(1) << 16;
-}  // namespace
 
 template <class T>
 typename AttentiveRecurrent<T>::Kind AttentiveRecurrent<T>::parse_kind(const std::string& name,
@@ -149,7 +146,7 @@ void AttentiveRecurrent<T>::attend_forward(int64_t t) {
   const T* v = v_->value;
   // Rows are independent (each has its own attended set, scores and slots).
   bool count_ok = true;
-#pragma omp parallel for schedule(static) if (b * K * H >= kParallelMin) reduction(&& : count_ok)
+#pragma omp parallel for schedule(static) if (b * K * H >= kAttendParallelMin) reduction(&& : count_ok)
   for (int64_t r = 0; r < b; ++r) {
     int32_t* idx = att_idx_.data() + base + r * K;
     T* alpha = att_alpha_.data() + base + r * K;
@@ -278,7 +275,7 @@ void AttentiveRecurrent<T>::attend_backward(int64_t t, const T* ds) {
   const int64_t kmax = static_cast<int64_t>(dalpha_.size()) / b;
   // Membership and α's normalisation set are the forward's (discrete: constants here).
   // Rows write disjoint rows of dh_/dhu_/dq; dL/dv is summed per row, then over rows.
-#pragma omp parallel for schedule(static) if (b * K * H >= kParallelMin)
+#pragma omp parallel for schedule(static) if (b * K * H >= kAttendParallelMin)
   for (int64_t r = 0; r < b; ++r) {
     T* dalpha = dalpha_.data() + r * kmax;
     T* dv = dv_rows_.data() + r * H;

@@ -5,6 +5,7 @@
 #include "backend/gemm.hpp"
 #include "nn/cells/input_projection.hpp"
 #include "nn/cells/lstm_gates.hpp"
+#include "nn/parallel.hpp"
 
 namespace seqbench::nn {
 
@@ -46,12 +47,14 @@ void LstmCell<T>::step_forward(int64_t /*t*/, int64_t b, const T* xp, const T* s
   const int64_t H = h_, S = 2 * H, G = 4 * H, C = 5 * H;
   // Recurrent term straight into the cache's gate slots: cache[:, :4H] = h_prev w_h.
   backend::gemm<T>(Trans::N, Trans::N, b, G, H, T(1), s_prev, S, w_h_->value, G, T(0), cache, C);
+#pragma omp parallel for schedule(static) if (b * G >= kRowParallelMin)
   for (int64_t r = 0; r < b; ++r) {
     T* a = cache + r * C;
     const T* xr = xp + r * G;
     const T* c_prev = s_prev + r * S + H;
     T* h = s + r * S;
     T* c = h + H;
+#pragma omp simd
     for (int64_t k = 0; k < G; ++k) a[k] += xr[k];
     lstm_gates_forward(H, a, c_prev, c, a + G, h);
   }
@@ -61,6 +64,7 @@ template <class T>
 void LstmCell<T>::step_backward(int64_t /*t*/, int64_t b, const T* s_prev, T* cache,
                                 const T* ds, T* dxp, T* ds_prev) const {
   const int64_t H = h_, S = 2 * H, G = 4 * H, C = 5 * H;
+#pragma omp parallel for schedule(static) if (b * G >= kRowParallelMin)
   for (int64_t r = 0; r < b; ++r) {
     const T* a = cache + r * C;
     const T* tc = a + G;

@@ -9,6 +9,7 @@
 
 #include "backend/gemm.hpp"
 #include "nn/fast_math.hpp"
+#include "nn/parallel.hpp"
 #include "nn/cells/input_projection.hpp"
 #include "nn/cells/lstm_gates.hpp"
 #include "core/check.hpp"
@@ -159,6 +160,7 @@ void MomentumLstmCell<T>::step_forward(int64_t t, int64_t b, const T* xp, const 
   const T* bh = b_h_->value;
   // Recurrent term straight into the cache's gate slots: cache[:, :4H] = h_prev w_h.
   backend::gemm<T>(Trans::N, Trans::N, b, G, H, T(1), s_prev, S, w_h_->value, G, T(0), cache, C);
+#pragma omp parallel for schedule(static) if (b * G >= kRowParallelMin)
   for (int64_t r = 0; r < b; ++r) {
     T* a = cache + r * C;
     T* tc = a + G;
@@ -173,6 +175,7 @@ void MomentumLstmCell<T>::step_forward(int64_t t, int64_t b, const T* xp, const 
       T* m = v + G;
       T* pc = tc + H;    // p_t, kept for backward (dxp overwrites xp there)
       T* root = pc + G;  // sqrt(m_t + ε)
+#pragma omp simd
       for (int64_t k = 0; k < G; ++k) {
         const T vk = coef * v_prev[k] + step * p[k];
         const T mk = beta * m_prev[k] + (T(1) - beta) * p[k] * p[k];
@@ -184,6 +187,7 @@ void MomentumLstmCell<T>::step_forward(int64_t t, int64_t b, const T* xp, const 
         a[k] += vk / rk + bh[k];
       }
     } else {
+#pragma omp simd
       for (int64_t k = 0; k < G; ++k) {
         const T vk = coef * v_prev[k] + step * p[k];
         v[k] = vk;
@@ -202,6 +206,7 @@ void MomentumLstmCell<T>::step_backward(int64_t t, int64_t b, const T* s_prev, T
   const T step = static_cast<T>(opt_.s);
   const T beta = static_cast<T>(opt_.beta);
   const bool adam = adaptive();
+#pragma omp parallel for schedule(static) if (b * G >= kRowParallelMin)
   for (int64_t r = 0; r < b; ++r) {
     T* a = cache + r * C;  // gates in, dL/da out
     const T* tc = a + G;
@@ -219,6 +224,7 @@ void MomentumLstmCell<T>::step_backward(int64_t t, int64_t b, const T* s_prev, T
       const T* root = pc + G;
       const T* dm_next = dv_next + G;
       T* dm_prev = dv_prev + G;
+#pragma omp simd
       for (int64_t k = 0; k < G; ++k) {
         // a = v / r + ..., r = sqrt(m + ε): recompute v_t exactly as forward did.
         const T vk = coef * v_prev[k] + step * pc[k];
@@ -230,6 +236,7 @@ void MomentumLstmCell<T>::step_backward(int64_t t, int64_t b, const T* s_prev, T
         dm_prev[k] = beta * dm;
       }
     } else {
+#pragma omp simd
       for (int64_t k = 0; k < G; ++k) {
         const T dv = a[k] + dv_next[k];
         dp[k] = step * dv;

@@ -1,0 +1,60 @@
+// The per-step loops that split batch rows across threads (nn/parallel.hpp) give the
+// one-thread result: a shape above the thresholds, run with 1 and with 2 threads.
+// (Only rounding of the multi-threaded GEMMs may differ, hence the tolerance.)
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/param_store.hpp"
+#include "core/rng.hpp"
+#include "core/tensor.hpp"
+#include "core/threads.hpp"
+#include "nn/model_config.hpp"
+#include "nn/parallel.hpp"
+#include "nn/seq_model.hpp"
+
+using namespace seqbench;
+
+namespace {
+
+std::vector<float> run(const std::string& cell, int threads) {
+  core::set_threads(threads);
+  nn::ModelConfig cfg;
+  cfg.cell = cell;
+  cfg.hidden = 128;
+  const int64_t T = 5, B = 72, I = 7;
+  static_assert(72 * 4 * 128 >= nn::kRowParallelMin);
+  core::ParamStore ps;
+  auto layer = nn::make_recurrent(cfg, ps, "rnn", I, 0);
+  ps.finalize(0);
+  core::Rng rng(5);
+  layer->init(rng);
+  core::Tensor x(core::Shape{T, B, I}), y(core::Shape{T, B, 128}), dy(core::Shape{T, B, 128}),
+      dx(core::Shape{T, B, I});
+  for (auto* t : {&x, &dy})
+    for (int64_t i = 0; i < t->numel(); ++i) (*t)[i] = float(rng.normal());
+  layer->forward(x.cview(), core::ConstView(), y.view());
+  layer->backward(dy.cview(), dx.view(), core::View());
+  std::vector<float> out(y.data(), y.data() + y.numel());
+  out.insert(out.end(), dx.data(), dx.data() + dx.numel());
+  out.insert(out.end(), ps.grads().begin(), ps.grads().end());
+  return out;
+}
+
+class RowParallel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RowParallel, TwoThreadsGiveTheOneThreadResult) {
+  const int before = core::num_threads();
+  const auto one = run(GetParam(), 1), two = run(GetParam(), 2);
+  core::set_threads(before);
+  ASSERT_EQ(one.size(), two.size());
+  for (size_t i = 0; i < one.size(); ++i)
+    ASSERT_NEAR(one[i], two[i], 1e-4 * (1 + std::abs(one[i]))) << GetParam() << " at " << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cells, RowParallel,
+                         ::testing::Values("lstm", "momentum_lstm", "adam_lstm", "sr_lstm"));
+
+}  // namespace
