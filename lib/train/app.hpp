@@ -143,7 +143,7 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
       return core::kExitInterrupted;
     }
     if (!opts.quiet) fmt::print("\n{}\n", summary_table(record));
-    if (s.status == "diverged") {
+    if (s.status == "diverged" || s.status == "failed") {
       fmt::print(stderr, "seqbench {}: error: {}\n", spec.name, s.message);
       return core::kExitError;
     }

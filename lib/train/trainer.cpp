@@ -192,6 +192,12 @@ bool Trainer::validate(Summary& s) {
   return false;
 }
 
+void Trainer::fail(Summary& s, const core::Error& e) {
+  s.status = "failed";
+  s.message = fmt::format("update {} failed: {} (the last checkpoint is untouched)", step_ + 1,
+                          e.what());
+}
+
 Summary Trainer::run() {
   Summary s;
   s.metric = exp_.metric();
@@ -205,7 +211,13 @@ Summary Trainer::run() {
   if (cfg_.gradnorm_every > 0 && step_ == 0) probe();
   while (!stop && step_ < cfg_.steps) {
     ps.zero_grad();
-    const Metrics m = exp_.train_step();
+    Metrics m;
+    try {
+      m = exp_.train_step();
+    } catch (const core::Error& e) {
+      fail(s, e);
+      break;
+    }
     const double loss = metric_of(m, "loss");
     // The norm before clipping; clipping leaves non-finite gradients untouched.
     const double grad_norm = clip_ > 0 ? optim::clip_grad_norm(ps, clip_) : optim::grad_norm(ps);
@@ -218,7 +230,12 @@ Summary Trainer::run() {
       break;
     }
     opt_->step(ps, sched_.lr(step_));
-    exp_.after_update();
+    try {
+      exp_.after_update();
+    } catch (const core::Error& e) {
+      fail(s, e);
+      break;
+    }
     ++step_;
     acc_n_ += 1;
     acc_loss_ += loss;
@@ -258,7 +275,9 @@ Summary Trainer::run() {
     s.status = "finished";
     s.message = fmt::format("finished {} updates", step_);
   }
-  if (s.status != "diverged") save_checkpoint_now(s.train_seconds);
+  // A diverged or failed update may have left the parameters unusable: the last
+  // checkpoint written before it stays the one to resume from.
+  if (s.status != "diverged" && s.status != "failed") save_checkpoint_now(s.train_seconds);
   s.updates = step_;
   s.final_loss = last_loss_;
   s.final_metric = last_metric_;

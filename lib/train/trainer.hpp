@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 
+#include "core/check.hpp"
 #include "optim/optim_config.hpp"
 #include "optim/optimizer.hpp"
 #include "optim/schedule.hpp"
@@ -29,7 +30,9 @@
 namespace seqbench::train {
 
 struct Summary {
-  std::string status = "running";  // finished | target_reached | early_stopped | interrupted | diverged
+  // finished | target_reached | early_stopped | interrupted | diverged (NaN/inf) | failed
+  // (an error inside an update, e.g. an infeasible stability projection)
+  std::string status = "running";
   std::string message;             // why it stopped, one line
   int64_t updates = 0;
   std::string metric;              // name of the validation metric
@@ -58,6 +61,7 @@ class Trainer {
  private:
   void save_checkpoint_now(double elapsed_s);
   bool validate(Summary& s);  // returns true when training should stop
+  void fail(Summary& s, const core::Error& e);  // status "failed" with e's message
   void probe();
   void log(const std::string& line);
 

@@ -34,14 +34,17 @@ class Bowl : public train::Experiment {
   std::string metric() const override { return "dist"; }
   bool higher_is_better() const override { return false; }
   std::vector<double> gradnorm_probe() override { return {1.0, 2.0}; }
-  void after_update() override { ++after_updates; }
+  void after_update() override {
+    if (++after_updates == fail_at)
+      throw core::UsageError("stability projection infeasible (test)");
+  }
   size_t held_bytes() override { return 0; }
   void save_state(train::Checkpoint&) const override {}
   void load_state(const train::Checkpoint&) override {}
 
   double sq() const { return double(w_->value[0]) * w_->value[0] + double(w_->value[1]) * w_->value[1]; }
   core::Param* w_;
-  int calls = 0, nan_at = -1, after_updates = 0;
+  int calls = 0, nan_at = -1, after_updates = 0, fail_at = -1;
   bool flat = false;
 
  private:
@@ -122,6 +125,19 @@ TEST(Trainer, NonFiniteLossStopsWithoutApplyingTheUpdate) {
   EXPECT_NE(sum.message.find("update 4"), std::string::npos) << sum.message;
   EXPECT_FALSE(std::filesystem::exists(s.dir / "bowl/r/checkpoint.sbck"))
       << "a diverged run must not overwrite the last good checkpoint";
+}
+
+TEST(Trainer, AnErrorInsideAnUpdateEndsTheRunAsFailedWithASummary) {
+  BowlRun s;
+  Bowl exp(0);
+  exp.fail_at = 5;
+  const auto sum = s.run(exp);
+  EXPECT_EQ(sum.status, "failed");
+  EXPECT_EQ(sum.updates, 4);
+  EXPECT_NE(sum.message.find("update 5 failed: stability projection infeasible"), std::string::npos)
+      << sum.message;
+  EXPECT_EQ(sum.best_step, 4) << "validations before the failure are kept";
+  EXPECT_FALSE(std::filesystem::exists(s.dir / "bowl/r/checkpoint.sbck"));
 }
 
 TEST(Trainer, ClipsToTheConfiguredNorm) {
