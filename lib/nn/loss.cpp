@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
+
+#include "nn/fast_math.hpp"
+#include "nn/parallel.hpp"
 
 namespace seqbench::nn {
 
@@ -12,13 +16,22 @@ CrossEntropyResult softmax_cross_entropy(core::ViewT<const T> logits, const int3
   const int64_t n = logits.dim(0), c = logits.dim(1);
   if (dlogits.data) core::check_shape(dlogits, logits.shape, "softmax_cross_entropy dlogits");
   CrossEntropyResult r;
-  for (int64_t i = 0; i < n; ++i) r.count += mask ? double(mask[i]) : 1.0;
+  for (int64_t i = 0; i < n; ++i) {
+    SB_CHECK(targets[i] >= 0 && targets[i] < c, "target {} at row {} outside [0, {})", targets[i],
+             i, c);
+    r.count += mask ? double(mask[i]) : 1.0;
+  }
   const double inv = r.count > 0 ? 1.0 / r.count : 0.0;
-  double total = 0;
+  // Rows in parallel (a language model's B·N x V logits make this a large part of a
+  // step); the per-row losses are summed in row order afterwards, so the loss does not
+  // depend on the thread count. exp runs once per logit (vectorised for float) and its
+  // values are kept in dlogits when there is one.
+  std::vector<double> row_loss(static_cast<size_t>(n), 0.0);
+  std::vector<char> row_correct(static_cast<size_t>(n), 0);
+#pragma omp parallel for schedule(static) if (n * c >= kRowParallelMin)
   for (int64_t i = 0; i < n; ++i) {
     const T* z = logits.data + i * c;
     const int32_t y = targets[i];
-    SB_CHECK(y >= 0 && y < c, "target {} at row {} outside [0, {})", y, i, c);
     const double m = mask ? double(mask[i]) : 1.0;
     T* dz = dlogits.data ? dlogits.data + i * c : nullptr;
     if (m == 0) {
@@ -26,21 +39,28 @@ CrossEntropyResult softmax_cross_entropy(core::ViewT<const T> logits, const int3
       continue;
     }
     int64_t arg = 0;
-    double zmax = z[0];
+    T zmax = z[0];
     for (int64_t k = 1; k < c; ++k)
       if (z[k] > zmax) zmax = z[k], arg = k;
     double sum = 0;
-    for (int64_t k = 0; k < c; ++k) sum += std::exp(double(z[k]) - zmax);
-    const double log_sum = std::log(sum) + zmax;
-    total += m * (log_sum - double(z[y]));
-    if (arg == y) ++r.correct;
     if (dz) {
-      const double s = m * inv * grad_scale;
-      for (int64_t k = 0; k < c; ++k) {
-        const double p = std::exp(double(z[k]) - log_sum);
-        dz[k] = static_cast<T>(s * (p - (k == y ? 1.0 : 0.0)));
-      }
+#pragma omp simd
+      for (int64_t k = 0; k < c; ++k) dz[k] = fast_exp(z[k] - zmax);
+      for (int64_t k = 0; k < c; ++k) sum += double(dz[k]);
+      const T scale = static_cast<T>(m * inv * grad_scale / sum);
+#pragma omp simd
+      for (int64_t k = 0; k < c; ++k) dz[k] *= scale;
+      dz[y] -= static_cast<T>(m * inv * grad_scale);
+    } else {
+      for (int64_t k = 0; k < c; ++k) sum += double(fast_exp(z[k] - zmax));
     }
+    row_loss[static_cast<size_t>(i)] = m * (std::log(sum) + double(zmax) - double(z[y]));
+    row_correct[static_cast<size_t>(i)] = arg == y;
+  }
+  double total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    total += row_loss[static_cast<size_t>(i)];
+    r.correct += row_correct[static_cast<size_t>(i)];
   }
   r.loss = total * inv;
   return r;

@@ -1,0 +1,618 @@
+#include "nn/transformer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "backend/gemm.hpp"
+#include "nn/attention/kinds.hpp"
+
+namespace seqbench::nn {
+
+using backend::Trans;
+
+namespace {
+
+template <class T>
+void ensure(core::TensorT<T>& t, core::Shape s) {
+  if (!(t.shape() == s)) t.resize(s);
+}
+
+template <class T>
+size_t bytes(const core::TensorT<T>& t) {
+  return size_t(t.numel()) * sizeof(T);
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+
+const std::vector<std::string> kKinds = {"full", "local", "routing", "random", "smyrf", "lsh"};
+
+// Seed streams of the model (Rng::derive(seed, stream)).
+constexpr uint64_t kDropoutStream = 0x64726f70ULL;
+constexpr uint64_t kAttentionStream = 0x61747473ULL;
+
+}  // namespace
+
+bool is_content_kind(const std::string& kind) {
+  return kind == "routing" || kind == "random" || kind == "smyrf" || kind == "lsh";
+}
+
+std::vector<HeadGroup> parse_head_groups(const std::string& spec, int64_t heads) {
+  const auto bad = [&](const std::string& why) {
+    return core::UsageError(fmt::format(
+        "model.attention: '{}' {} (hint: a kind for all heads, e.g. routing, or kind:count "
+        "pairs summing to model.heads = {}, e.g. local:{},routing:{}; kinds: full, local, "
+        "routing, random, smyrf, lsh)",
+        spec, why, heads, heads - heads / 2, heads / 2));
+  };
+  std::vector<HeadGroup> groups;
+  std::stringstream ss(spec);
+  std::string item;
+  std::vector<std::string> items;
+  while (std::getline(ss, item, ',')) items.push_back(trim(item));
+  if (items.empty()) throw bad("is empty");
+  for (const auto& it : items) {
+    const auto colon = it.find(':');
+    HeadGroup g;
+    g.kind = trim(it.substr(0, colon));
+    if (std::find(kKinds.begin(), kKinds.end(), g.kind) == kKinds.end())
+      throw bad(fmt::format("has an unknown kind '{}'", g.kind));
+    if (colon == std::string::npos) {
+      if (items.size() != 1) throw bad(fmt::format("gives no head count for '{}'", g.kind));
+      g.heads = heads;
+    } else {
+      const std::string n = trim(it.substr(colon + 1));
+      char* end = nullptr;
+      const long long v = std::strtoll(n.c_str(), &end, 10);
+      if (n.empty() || *end != '\0' || v < 1)
+        throw bad(fmt::format("has a head count '{}' that is not a positive integer", n));
+      g.heads = v;
+    }
+    groups.push_back(g);
+  }
+  int64_t sum = 0;
+  for (const auto& g : groups) sum += g.heads;
+  if (sum != heads) throw bad(fmt::format("has {} heads, not {}", sum, heads));
+  return groups;
+}
+
+std::vector<HeadGroup> layer_head_groups(const TransformerConfig& cfg, int64_t layer) {
+  std::vector<HeadGroup> groups = parse_head_groups(cfg.attention, cfg.heads);
+  const bool content_here = cfg.routing_layers == 0 || layer >= cfg.layers - cfg.routing_layers;
+  std::vector<HeadGroup> out;
+  for (auto g : groups) {
+    if (!content_here && is_content_kind(g.kind)) g.kind = "local";
+    if (!out.empty() && out.back().kind == g.kind)
+      out.back().heads += g.heads;
+    else
+      out.push_back(g);
+  }
+  return out;
+}
+
+std::string head_groups_str(const std::vector<HeadGroup>& groups) {
+  std::string s;
+  for (const auto& g : groups) s += fmt::format("{}{}:{}", s.empty() ? "" : ",", g.kind, g.heads);
+  return s;
+}
+
+void validate(const TransformerConfig& cfg) {
+  const auto fail = [](const std::string& msg) { throw core::UsageError(msg); };
+  if (cfg.layers < 1 || cfg.d_model < 1 || cfg.heads < 1 || cfg.d_ff < 1)
+    fail(fmt::format("model: layers, d_model, heads and d_ff must be >= 1, got {}, {}, {}, {}",
+                     cfg.layers, cfg.d_model, cfg.heads, cfg.d_ff));
+  if (cfg.d_model % cfg.heads != 0)
+    fail(fmt::format("model.heads: {} heads do not divide model.d_model = {} (hint: d_model = "
+                     "heads x head size, e.g. heads: {})",
+                     cfg.heads, cfg.d_model, cfg.heads > 1 ? cfg.heads / 2 : 1));
+  if (cfg.routing_layers > cfg.layers)
+    fail(fmt::format("model.routing_layers: {} is more than model.layers = {} (hint: 0 = all "
+                     "layers)",
+                     cfg.routing_layers, cfg.layers));
+  if (!(cfg.dropout >= 0.0 && cfg.dropout < 1.0))
+    fail(fmt::format("model.dropout: must be in [0, 1), got {}", cfg.dropout));
+  (void)parse_activation(cfg.activation);
+  if (cfg.positions != "learned" && cfg.positions != "sinusoidal" && cfg.positions != "none")
+    fail(fmt::format("model.positions: unknown '{}' (valid: learned, sinusoidal, none)",
+                     cfg.positions));
+  const auto groups = parse_head_groups(cfg.attention, cfg.heads);
+  for (const auto& g : groups)
+    if (g.kind == "lsh" && cfg.clusters != 1 && cfg.clusters % 2 != 0)
+      fail(fmt::format("model.clusters: lsh needs 1 or an even number of buckets, got {} (hint: "
+                       "use {})",
+                       cfg.clusters, cfg.clusters + 1));
+  if (cfg.window < 1) fail(fmt::format("model.window: must be >= 1, got {}", cfg.window));
+  if (cfg.local_window < 0)
+    fail(fmt::format("model.local_window: must be >= 0, got {}", cfg.local_window));
+  if (cfg.clusters < 1) fail(fmt::format("model.clusters: must be >= 1, got {}", cfg.clusters));
+  if (cfg.rounds < 1) fail(fmt::format("model.rounds: must be >= 1, got {}", cfg.rounds));
+  if (!(cfg.ema_decay >= 0.0 && cfg.ema_decay <= 1.0))
+    fail(fmt::format("model.ema_decay: must be in [0, 1], got {}", cfg.ema_decay));
+}
+
+// ---------------------------------------------------------------- multi-head attention
+
+template <class T>
+MultiHeadAttentionT<T>::MultiHeadAttentionT(core::ParamStoreT<T>& ps, const std::string& name,
+                                            int64_t dim, const std::vector<HeadGroup>& groups,
+                                            const AttentionConfig& base, bool qk_norm, double eps,
+                                            int64_t local_window)
+    : dim_(dim),
+      heads_(0),
+      hd_(0),
+      qk_norm_(qk_norm),
+      eps_(eps),
+      qkv_(ps, name + ".qkv", dim, 3 * dim),
+      out_(ps, name + ".out", dim, dim) {
+  for (const auto& g : groups) heads_ += g.heads;
+  SB_CHECK(heads_ > 0 && dim % heads_ == 0, "{}: {} heads do not divide width {}", name, heads_,
+           dim);
+  hd_ = dim / heads_;
+  int64_t h0 = 0;
+  groups_.resize(groups.size());
+  for (size_t i = 0; i < groups.size(); ++i) {
+    Group& g = groups_[i];
+    g.spec = groups[i];
+    g.h0 = h0;
+    h0 += g.spec.heads;
+    AttentionConfig c = base;
+    c.kind = g.spec.kind;
+    c.causal = true;
+    if (c.kind == "local" && local_window > 0) c.window = local_window;
+    c.seed = core::Rng::derive(base.seed, i).next_u64();
+    g.att = make_attention<T>(c, g.spec.heads, hd_);
+  }
+}
+
+template <class T>
+void MultiHeadAttentionT<T>::init(core::Rng& rng, double sd, double out_std) {
+  init_normal(qkv_, rng, sd);
+  init_normal(out_, rng, out_std);
+}
+
+template <class T>
+void MultiHeadAttentionT<T>::hold_assignment(bool hold) {
+  hold_ = hold;
+  for (auto& g : groups_) g.att->hold_assignment(hold);
+}
+
+template <class T>
+void MultiHeadAttentionT<T>::forward(core::ViewT<const T> src, core::ViewT<T> dst, bool train) {
+  SB_CHECK(src.shape.rank == 3 && src.dim(2) == dim_,
+           "MultiHeadAttention.forward src: expected (B, N, {}), got {}", dim_, src.shape.str());
+  core::check_shape(dst, src.shape, "MultiHeadAttention.forward dst");
+  const int64_t B = src.dim(0), N = src.dim(1), E = dim_, D = hd_, BN = B * N;
+  b_ = B;
+  n_ = N;
+  src_ = src;
+  ensure(qkv_buf_, core::Shape{BN, 3 * E});
+  ensure(merged_, core::Shape{BN, E});
+  qkv_.forward(src.reshape(core::Shape{BN, E}), qkv_buf_.view());
+  for (auto& g : groups_) {
+    const int64_t Hg = g.spec.heads;
+    const core::Shape gs{B, Hg, N, D};
+    for (auto* t : {&g.q, &g.k, &g.v, &g.o}) ensure(*t, gs);
+    if (qk_norm_) {
+      ensure(g.qr, gs);
+      ensure(g.kr, gs);
+    }
+    T* qd = qk_norm_ ? g.qr.data() : g.q.data();
+    T* kd = qk_norm_ ? g.kr.data() : g.k.data();
+    // (B N, 3E) rows -> (B, H_g, N, Dh) slices.
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t j = 0; j < Hg; ++j)
+        for (int64_t t = 0; t < N; ++t) {
+          const T* row = qkv_buf_.data() + (b * N + t) * 3 * E + (g.h0 + j) * D;
+          const int64_t o = ((b * Hg + j) * N + t) * D;
+          std::copy_n(row, D, qd + o);
+          std::copy_n(row + E, D, kd + o);
+          std::copy_n(row + 2 * E, D, g.v.data() + o);
+        }
+    if (qk_norm_) {
+      const int64_t rows = B * Hg * N;
+      for (auto* c : {&g.qn, &g.kn}) {
+        c->mean.resize(size_t(rows));
+        c->rstd.resize(size_t(rows));
+      }
+      layer_norm_forward<T>(g.qr.data(), rows, D, nullptr, nullptr, eps_, g.q.data(),
+                            g.qn.mean.data(), g.qn.rstd.data());
+      layer_norm_forward<T>(g.kr.data(), rows, D, nullptr, nullptr, eps_, g.k.data(),
+                            g.kn.mean.data(), g.kn.rstd.data());
+    }
+    g.att->forward(g.q.cview(), g.k.cview(), g.v.cview(), g.o.view());
+    // The EMA step reads this forward's q and k; it cannot change this forward's
+    // structure (already built) nor its backward.
+    if (train && !hold_) g.att->update_centroids();
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t j = 0; j < Hg; ++j)
+        for (int64_t t = 0; t < N; ++t)
+          std::copy_n(g.o.data() + ((b * Hg + j) * N + t) * D, D,
+                      merged_.data() + (b * N + t) * E + (g.h0 + j) * D);
+  }
+  out_.forward(merged_.cview(), dst.reshape(core::Shape{BN, E}));
+}
+
+template <class T>
+void MultiHeadAttentionT<T>::backward(core::ViewT<const T> ddst, core::ViewT<T> dsrc) {
+  const int64_t B = b_, N = n_, E = dim_, D = hd_, BN = B * N;
+  SB_CHECK(src_.data != nullptr, "MultiHeadAttention.backward: no forward before");
+  core::check_shape(ddst, core::Shape{B, N, E}, "MultiHeadAttention.backward ddst");
+  core::check_shape(dsrc, core::Shape{B, N, E}, "MultiHeadAttention.backward dsrc");
+  ensure(dmerged_, core::Shape{BN, E});
+  ensure(dqkv_, core::Shape{BN, 3 * E});
+  out_.backward(merged_.cview(), ddst.reshape(core::Shape{BN, E}), dmerged_.view());
+  for (auto& g : groups_) {
+    const int64_t Hg = g.spec.heads;
+    const core::Shape gs{B, Hg, N, D};
+    for (auto* t : {&g.dq, &g.dk, &g.dv, &g.dout}) ensure(*t, gs);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t j = 0; j < Hg; ++j)
+        for (int64_t t = 0; t < N; ++t)
+          std::copy_n(dmerged_.data() + (b * N + t) * E + (g.h0 + j) * D, D,
+                      g.dout.data() + ((b * Hg + j) * N + t) * D);
+    g.dq.zero();
+    g.dk.zero();
+    g.dv.zero();
+    g.att->backward(g.dout.cview(), g.dq.view(), g.dk.view(), g.dv.view());
+    const T* dqd = g.dq.data();
+    const T* dkd = g.dk.data();
+    if (qk_norm_) {
+      const int64_t rows = B * Hg * N;
+      ensure(g.dqr, gs);
+      ensure(g.dkr, gs);
+      g.dqr.zero();
+      g.dkr.zero();
+      layer_norm_backward<T>(g.qr.data(), g.dq.data(), rows, D, nullptr, g.qn.mean.data(),
+                             g.qn.rstd.data(), g.dqr.data(), nullptr, nullptr);
+      layer_norm_backward<T>(g.kr.data(), g.dk.data(), rows, D, nullptr, g.kn.mean.data(),
+                             g.kn.rstd.data(), g.dkr.data(), nullptr, nullptr);
+      dqd = g.dqr.data();
+      dkd = g.dkr.data();
+    }
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t j = 0; j < Hg; ++j)
+        for (int64_t t = 0; t < N; ++t) {
+          T* row = dqkv_.data() + (b * N + t) * 3 * E + (g.h0 + j) * D;
+          const int64_t o = ((b * Hg + j) * N + t) * D;
+          std::copy_n(dqd + o, D, row);
+          std::copy_n(dkd + o, D, row + E);
+          std::copy_n(g.dv.data() + o, D, row + 2 * E);
+        }
+  }
+  qkv_.backward(src_.reshape(core::Shape{BN, E}), dqkv_.cview(), dsrc.reshape(core::Shape{BN, E}));
+}
+
+template <class T>
+size_t MultiHeadAttentionT<T>::held_bytes() const {
+  size_t n = bytes(qkv_buf_) + bytes(merged_) + bytes(dmerged_) + bytes(dqkv_);
+  for (const auto& g : groups_) {
+    n += g.att->held_bytes();
+    for (const auto* t : {&g.q, &g.k, &g.v, &g.qr, &g.kr, &g.o, &g.dq, &g.dk, &g.dv, &g.dout,
+                          &g.dqr, &g.dkr})
+      n += bytes(*t);
+    n += (g.qn.mean.capacity() + g.qn.rstd.capacity() + g.kn.mean.capacity() +
+          g.kn.rstd.capacity()) *
+         sizeof(T);
+  }
+  return n;
+}
+
+// ---------------------------------------------------------------- block
+
+template <class T>
+TransformerBlockT<T>::TransformerBlockT(core::ParamStoreT<T>& ps, const std::string& name,
+                                        const TransformerConfig& cfg,
+                                        const std::vector<HeadGroup>& groups,
+                                        const AttentionConfig& base)
+    : ln1_(ps, name + ".ln1", cfg.d_model, true, cfg.ln_eps),
+      ln2_(ps, name + ".ln2", cfg.d_model, true, cfg.ln_eps),
+      attn_(ps, name + ".attn", cfg.d_model, groups, base, cfg.qk_norm, cfg.ln_eps,
+            cfg.local_window),
+      ffn_(ps, name + ".ffn", cfg.d_model, cfg.d_ff, parse_activation(cfg.activation)),
+      drop_attn_(cfg.dropout),
+      drop_ffn_(cfg.dropout) {}
+
+template <class T>
+void TransformerBlockT<T>::init(core::Rng& rng, double sd, double out_std) {
+  ln1_.init();
+  ln2_.init();
+  attn_.init(rng, sd, out_std);
+  ffn_.init(rng, sd, out_std);
+}
+
+template <class T>
+void TransformerBlockT<T>::hold(bool h) {
+  attn_.hold_assignment(h);
+  drop_attn_.hold(h);
+  drop_ffn_.hold(h);
+}
+
+template <class T>
+void TransformerBlockT<T>::forward(core::ViewT<const T> x, core::ViewT<T> y, bool train,
+                                   core::Rng& drop_rng) {
+  const core::Shape s = x.shape;
+  core::check_shape(y, s, "TransformerBlock.forward y");
+  const int64_t n = x.numel(), E = s[2];
+  const core::Shape rows{n / E, E};
+  x_ = x;
+  for (auto* t : {&a_, &att_, &h_, &c_, &f_}) ensure(*t, s);
+  ln1_.forward(x, a_.view(), ln1c_);
+  attn_.forward(a_.cview(), att_.view(), train);
+  drop_attn_.forward(att_.data(), n, train, drop_rng);
+  for (int64_t i = 0; i < n; ++i) h_[i] = x.data[i] + att_[i];
+  ln2_.forward(h_.cview(), c_.view(), ln2c_);
+  ffn_.forward(c_.cview().reshape(rows), f_.view().reshape(rows), ffc_);
+  drop_ffn_.forward(f_.data(), n, train, drop_rng);
+  for (int64_t i = 0; i < n; ++i) y.data[i] = h_[i] + f_[i];
+}
+
+template <class T>
+void TransformerBlockT<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx) {
+  const core::Shape s = h_.shape();
+  core::check_shape(dy, s, "TransformerBlock.backward dy");
+  core::check_shape(dx, s, "TransformerBlock.backward dx");
+  const int64_t n = dy.numel(), E = s[2];
+  const core::Shape rows{n / E, E};
+  for (auto* t : {&dh_, &da_, &dc_, &df_}) ensure(*t, s);
+  // FFN branch: y = h + drop(f), f = FFN(LN2(h)).
+  std::copy_n(dy.data, n, df_.data());
+  drop_ffn_.backward(df_.data(), n);
+  ffn_.backward(c_.cview().reshape(rows), df_.cview().reshape(rows), ffc_, dc_.view().reshape(rows));
+  std::copy_n(dy.data, n, dh_.data());
+  ln2_.backward(h_.cview(), dc_.cview(), ln2c_, dh_.view());
+  // Attention branch: h = x + drop(att), att = MHA(LN1(x)); df_ is reused for d att.
+  std::copy_n(dh_.data(), n, df_.data());
+  drop_attn_.backward(df_.data(), n);
+  attn_.backward(df_.cview(), da_.view());
+  std::copy_n(dh_.data(), n, dx.data);
+  ln1_.backward(x_, da_.cview(), ln1c_, dx);
+}
+
+template <class T>
+size_t TransformerBlockT<T>::held_bytes() const {
+  size_t n = attn_.held_bytes() + drop_attn_.held_bytes() + drop_ffn_.held_bytes();
+  for (const auto* t : {&a_, &att_, &h_, &c_, &f_, &dh_, &da_, &dc_, &df_, &ffc_.u, &ffc_.a,
+                        &ffc_.du})
+    n += bytes(*t);
+  return n;
+}
+
+// ---------------------------------------------------------------- model
+
+template <class T>
+TransformerLMT<T>::TransformerLMT(const TransformerConfig& cfg, core::ParamStoreT<T>& ps,
+                                  const std::string& name, int64_t vocab, int64_t max_len,
+                                  uint64_t seed)
+    : cfg_((validate(cfg), cfg)),
+      vocab_(vocab),
+      max_len_(max_len),
+      tok_(ps, name + ".tok", vocab, cfg.d_model),
+      drop_emb_(cfg.dropout),
+      ln_f_(ps, name + ".ln_f", cfg.d_model, true, cfg.ln_eps),
+      drop_rng_(core::Rng::derive(seed, kDropoutStream)) {
+  SB_CHECK(vocab > 0 && max_len > 0, "{}: vocabulary ({}) and max_len ({}) must be positive", name,
+           vocab, max_len);
+  const int64_t E = cfg.d_model;
+  if (cfg.positions == "learned") {
+    pos_ = &ps.add(name + ".pos", core::Shape{max_len, E});
+  } else if (cfg.positions == "sinusoidal") {
+    sinus_.resize(size_t(max_len * E));
+    for (int64_t t = 0; t < max_len; ++t)
+      for (int64_t i = 0; i < E; ++i) {
+        const double f = std::pow(10000.0, -double(i - i % 2) / double(E));
+        sinus_[size_t(t * E + i)] =
+            static_cast<T>(i % 2 == 0 ? std::sin(double(t) * f) : std::cos(double(t) * f));
+      }
+  }
+  AttentionConfig base;
+  base.window = cfg.window;
+  base.clusters = cfg.clusters;
+  base.rounds = cfg.rounds;
+  base.ema_decay = cfg.ema_decay;
+  for (int64_t l = 0; l < cfg.layers; ++l) {
+    base.seed = core::Rng::derive(seed, kAttentionStream + uint64_t(l)).next_u64();
+    blocks_.push_back(std::make_unique<TransformerBlockT<T>>(
+        ps, fmt::format("{}.l{}", name, l), cfg, layer_head_groups(cfg, l), base));
+  }
+  // Declared after the blocks so that the untied output sits at the end of the store.
+  if (!cfg.tie_embeddings)
+    head_ = std::make_unique<LinearT<T>>(ps, name + ".out", E, vocab, false);
+  out_b_ = &ps.add(name + ".out.b", core::Shape{vocab});
+}
+
+template <class T>
+void TransformerLMT<T>::init(core::Rng& rng) {
+  const double sd = cfg_.init_std, out_std = sd / std::sqrt(2.0 * double(cfg_.layers));
+  auto& table = tok_.table();
+  for (int64_t i = 0; i < table.numel(); ++i) table.value[i] = static_cast<T>(rng.normal() * sd);
+  if (pos_)
+    for (int64_t i = 0; i < pos_->numel(); ++i) pos_->value[i] = static_cast<T>(rng.normal() * sd);
+  for (auto& b : blocks_) b->init(rng, sd, out_std);
+  ln_f_.init();
+  if (head_) init_normal(*head_, rng, sd);
+  std::fill_n(out_b_->value, vocab_, T(0));
+}
+
+template <class T>
+void TransformerLMT<T>::hold_randomness(bool hold) {
+  hold_ = hold;
+  drop_emb_.hold(hold);
+  for (auto& b : blocks_) b->hold(hold);
+}
+
+template <class T>
+void TransformerLMT<T>::forward(const int32_t* ids, int64_t B, int64_t N, core::ViewT<T> logits,
+                                bool train) {
+  const int64_t E = cfg_.d_model, V = vocab_, BN = B * N, L = layers();
+  SB_CHECK(B > 0 && N > 0, "TransformerLM.forward: empty batch B={} N={}", B, N);
+  SB_CHECK(N <= max_len_,
+           "TransformerLM.forward: sequence of {} tokens is longer than max_len {} (hint: the "
+           "position table is sized by the experiment's sequence length)",
+           N, max_len_);
+  core::check_shape(logits, core::Shape{BN, V}, "TransformerLM.forward logits");
+  if (hold_)
+    SB_CHECK(b_ == B && n_ == N, "TransformerLM.forward: randomness is held for B={} N={}, got "
+             "B={} N={}", b_, n_, B, N);
+  b_ = B;
+  n_ = N;
+  ids_.assign(ids, ids + BN);
+  xs_.resize(size_t(L + 1));
+  for (auto& x : xs_) ensure(x, core::Shape{B, N, E});
+  T* x0 = xs_[0].data();
+  tok_.forward(ids, BN, xs_[0].view().reshape(core::Shape{BN, E}));
+  const T* P = pos_ ? pos_->value : (sinus_.empty() ? nullptr : sinus_.data());
+  if (P)
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t t = 0; t < N; ++t)
+        for (int64_t e = 0; e < E; ++e) x0[(b * N + t) * E + e] += P[t * E + e];
+  drop_emb_.forward(x0, BN * E, train, drop_rng_);
+  for (int64_t l = 0; l < L; ++l)
+    blocks_[size_t(l)]->forward(xs_[size_t(l)].cview(), xs_[size_t(l + 1)].view(), train,
+                                drop_rng_);
+  ensure(z_, core::Shape{B, N, E});
+  ln_f_.forward(xs_[size_t(L)].cview(), z_.view(), lnfc_);
+  const T* W = head_ ? head_->w().value : tok_.table().value;  // (V, E)
+  backend::gemm<T>(Trans::N, Trans::T, BN, V, E, T(1), z_.data(), E, W, E, T(0), logits.data, V);
+  for (int64_t r = 0; r < BN; ++r)
+    for (int64_t v = 0; v < V; ++v) logits.data[r * V + v] += out_b_->value[v];
+}
+
+template <class T>
+void TransformerLMT<T>::backward(core::ViewT<const T> dlogits, std::vector<double>* dx_norms) {
+  const int64_t E = cfg_.d_model, V = vocab_, B = b_, N = n_, BN = B * N, L = layers();
+  SB_CHECK(!xs_.empty() && BN > 0, "TransformerLM.backward: no forward before");
+  core::check_shape(dlogits, core::Shape{BN, V}, "TransformerLM.backward dlogits");
+  for (int64_t r = 0; r < BN; ++r)
+    for (int64_t v = 0; v < V; ++v) out_b_->grad[v] += dlogits.data[r * V + v];
+  const T* W = head_ ? head_->w().value : tok_.table().value;
+  T* dW = head_ ? head_->w().grad : tok_.table().grad;
+  ensure(dz_, core::Shape{B, N, E});
+  backend::gemm<T>(Trans::N, Trans::N, BN, E, V, T(1), dlogits.data, V, W, E, T(0), dz_.data(), E);
+  backend::gemm<T>(Trans::T, Trans::N, V, E, BN, T(1), dlogits.data, V, z_.data(), E, T(1), dW, E);
+  ensure(dy_, core::Shape{B, N, E});
+  ensure(dx_, core::Shape{B, N, E});
+  dy_.zero();
+  ln_f_.backward(xs_[size_t(L)].cview(), dz_.cview(), lnfc_, dy_.view());
+  for (int64_t l = L - 1; l >= 0; --l) {
+    blocks_[size_t(l)]->backward(dy_.cview(), dx_.view());
+    std::swap(dy_, dx_);
+  }
+  T* dx0 = dy_.data();
+  drop_emb_.backward(dx0, BN * E);
+  if (dx_norms) {
+    dx_norms->assign(size_t(N), 0.0);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t t = 0; t < N; ++t)
+        for (int64_t e = 0; e < E; ++e) {
+          const double g = double(dx0[(b * N + t) * E + e]);
+          (*dx_norms)[size_t(t)] += g * g;
+        }
+    for (auto& v : *dx_norms) v = std::sqrt(v);
+  }
+  if (pos_)
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t t = 0; t < N; ++t)
+        for (int64_t e = 0; e < E; ++e) pos_->grad[t * E + e] += dx0[(b * N + t) * E + e];
+  tok_.backward(ids_.data(), BN, dy_.cview().reshape(core::Shape{BN, E}));
+}
+
+template <class T>
+uint64_t TransformerLMT<T>::draws() const {
+  return blocks_.front()->attention().core(0).draws();
+}
+
+template <class T>
+void TransformerLMT<T>::set_draws(uint64_t draws) {
+  for (auto& b : blocks_)
+    for (int64_t g = 0; g < b->attention().groups(); ++g) b->attention().core(g).set_draws(draws);
+}
+
+template <class T>
+TransformerState<T> TransformerLMT<T>::state() const {
+  TransformerState<T> st;
+  const auto& w = drop_rng_.state();
+  st.meta.push_back({"dropout_rng", fmt::format("{} {} {} {}", w[0], w[1], w[2], w[3])});
+  st.meta.push_back({"draws", std::to_string(draws())});
+  for (size_t l = 0; l < blocks_.size(); ++l) {
+    const auto& mha = blocks_[l]->attention();
+    for (int64_t g = 0; g < mha.groups(); ++g) {
+      const auto* r = dynamic_cast<const RoutingAttention<T>*>(&mha.core(g));
+      if (!r) continue;
+      const auto c = r->centroids();
+      st.arrays.push_back({fmt::format("l{}.g{}.centroids", l, g),
+                           core::Shape{r->heads(), cfg_.clusters, r->head_dim()},
+                           std::vector<T>(c.begin(), c.end())});
+    }
+  }
+  return st;
+}
+
+template <class T>
+void TransformerLMT<T>::set_state(const TransformerState<T>& st) {
+  const auto meta = [&](const std::string& k) -> const std::string& {
+    for (const auto& [key, value] : st.meta)
+      if (key == k) return value;
+    throw core::Error(fmt::format("transformer state: missing '{}' (hint: the checkpoint was not "
+                                  "written by this model)",
+                                  k));
+  };
+  core::Rng::State w{};
+  std::istringstream in(meta("dropout_rng"));
+  for (auto& x : w) in >> x;
+  SB_CHECK(!in.fail(), "transformer state: dropout_rng '{}' is not 4 integers", meta("dropout_rng"));
+  drop_rng_.set_state(w);
+  set_draws(std::stoull(meta("draws")));
+  for (size_t l = 0; l < blocks_.size(); ++l) {
+    auto& mha = blocks_[l]->attention();
+    for (int64_t g = 0; g < mha.groups(); ++g) {
+      auto* r = dynamic_cast<RoutingAttention<T>*>(&mha.core(g));
+      if (!r) continue;
+      const std::string name = fmt::format("l{}.g{}.centroids", l, g);
+      const typename TransformerState<T>::Array* a = nullptr;
+      for (const auto& x : st.arrays)
+        if (x.name == name) a = &x;
+      SB_CHECK(a != nullptr, "transformer state: missing '{}' (hint: the checkpoint was written "
+               "with other attention kinds)", name);
+      auto c = r->centroids();
+      SB_CHECK(a->data.size() == c.size(), "transformer state: '{}' has {} values, the model needs {}",
+               name, a->data.size(), c.size());
+      std::copy(a->data.begin(), a->data.end(), c.begin());
+    }
+  }
+}
+
+template <class T>
+std::string TransformerLMT<T>::describe() const {
+  std::string s;
+  for (size_t l = 0; l < blocks_.size(); ++l) {
+    std::vector<HeadGroup> g;
+    const auto& mha = blocks_[l]->attention();
+    for (int64_t i = 0; i < mha.groups(); ++i) g.push_back(mha.group(i));
+    s += fmt::format("{}l{} {}", l ? " | " : "", l, head_groups_str(g));
+  }
+  return s;
+}
+
+template <class T>
+size_t TransformerLMT<T>::held_bytes() const {
+  size_t n = drop_emb_.held_bytes() + bytes(z_) + bytes(dz_) + bytes(dx_) + bytes(dy_) +
+             ids_.capacity() * sizeof(int32_t);
+  for (const auto& x : xs_) n += bytes(x);
+  for (const auto& b : blocks_) n += b->held_bytes();
+  return n;
+}
+
+template class MultiHeadAttentionT<float>;
+template class MultiHeadAttentionT<double>;
+template class TransformerBlockT<float>;
+template class TransformerBlockT<double>;
+template class TransformerLMT<float>;
+template class TransformerLMT<double>;
+
+}  // namespace seqbench::nn

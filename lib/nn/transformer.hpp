@@ -1,0 +1,274 @@
+// Decoder-only Transformer language model (Vaswani et al. 2017; pre-layer-norm as in
+// GPT-2), with a mix of attention kinds per layer: each layer's heads are split into head
+// groups, each group run by one attention core of lib/nn/attention (full, local, routing,
+// random, smyrf, lsh), so a layer can mix local and routing heads as the Routing
+// Transformer does (Roy et al. 2021). docs/transformer.md has the equations and keys.
+//
+// Shapes: B batch, N tokens, E = d_model, H heads, Dh = E / H head dim, F = d_ff,
+// V vocabulary, L layers.
+//
+//   x_0 = drop(Emb[ids] + P)                    (B, N, E)   P: learned (max_len, E) table,
+//                                                           sinusoidal, or none
+//   per layer l (pre-LN block):
+//     a   = LN1(x)
+//     [q|k|v] = a Wqkv^T + bqkv                 (B N, 3E); head h = columns h Dh .. (h+1) Dh
+//     (qk_norm: q, k <- layer norm without gain over each head's Dh)
+//     o_g = Attention_g(q_g, k_g, v_g)          causal, per head group g (B, H_g, N, Dh)
+//     h   = x + drop(concat_g(o_g) Wo^T + bo)
+//     y   = h + drop(FFN(LN2(h)))               nn/ffn.hpp
+//   z = LN_f(x_L),  logits = z W^T + b_out      (B N, V); W = Emb (tied) or its own (V, E)
+//
+// Randomness outside the parameters (dropout masks, the attention cores' draws) and the
+// routing centroids are state(): a checkpoint must save them for an exact resume.
+// hold_randomness(true) freezes masks and attention structures (finite-difference checks).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/field.hpp"
+#include "core/param_store.hpp"
+#include "core/rng.hpp"
+#include "nn/attention/attention.hpp"
+#include "nn/dropout.hpp"
+#include "nn/embedding.hpp"
+#include "nn/ffn.hpp"
+#include "nn/layer_norm.hpp"
+#include "nn/linear.hpp"
+
+namespace seqbench::nn {
+
+struct TransformerConfig {
+  int64_t layers = 2;               // L
+  int64_t d_model = 128;            // E
+  int64_t heads = 4;                // H
+  int64_t d_ff = 512;               // F
+  std::string attention = "full";   // head groups: "kind" (all heads) or "kind:n,kind:n,..."
+  int64_t routing_layers = 0;       // content kinds only in the last n layers (0 = all layers)
+  int64_t window = 64;              // w of every sparse kind (local block, cluster / chunk)
+  int64_t local_window = 0;         // local heads' block if > 0 (the paper: 256 local, 512 routing)
+  int64_t clusters = 4;             // routing centroids k; lsh buckets (1 or even)
+  int64_t rounds = 1;               // smyrf / lsh hash rounds; random assignments
+  double ema_decay = 0.999;         // routing centroid EMA λ
+  bool qk_norm = false;             // layer norm (no gain) on every head's q and k
+  std::string activation = "relu";  // relu | gelu
+  double dropout = 0.1;             // embedding, attention output and FFN output
+  bool tie_embeddings = true;       // output W = the token embedding
+  std::string positions = "learned";  // learned | sinusoidal | none
+  double init_std = 0.02;           // N(0, sd²) weights; residual outputs / sqrt(2L)
+  double ln_eps = 1e-5;
+
+  template <class V>
+  void visit(V& v) {
+    v("layers", layers, "decoder blocks L", config::at_least(1));
+    v("d_model", d_model, "model width E (a multiple of heads)", config::at_least(1));
+    v("heads", heads, "attention heads H per layer", config::at_least(1));
+    v("d_ff", d_ff, "feed-forward inner width F", config::at_least(1));
+    v("attention", attention,
+      "head groups per layer: a kind (all heads) or kind:count,... summing to heads; kinds "
+      "full | local | routing | random | smyrf | lsh");
+    v("routing_layers", routing_layers,
+      "routing/random/smyrf/lsh heads only in the last n layers, local before (0 = all)",
+      config::non_negative());
+    v("window", window, "w: local block, cluster and chunk size of the sparse kinds",
+      config::at_least(1));
+    v("local_window", local_window, "local heads' block size (0 = window)",
+      config::non_negative());
+    v("clusters", clusters, "routing: centroids k; lsh: hash buckets (1 or even)",
+      config::at_least(1));
+    v("rounds", rounds, "smyrf / lsh: hash rounds; random: random assignments",
+      config::at_least(1));
+    v("ema_decay", ema_decay, "routing: centroid EMA decay", config::range(0.0, 1.0));
+    v("qk_norm", qk_norm, "layer norm without gain on each head's queries and keys");
+    v("activation", activation, "feed-forward nonlinearity: relu | gelu",
+      config::one_of({"relu", "gelu"}));
+    v("dropout", dropout, "dropout on embeddings, attention and FFN outputs, in [0, 1)",
+      config::range(0.0, 0.99));
+    v("tie_embeddings", tie_embeddings, "output projection = token embedding (transposed)");
+    v("positions", positions, "position embedding: learned | sinusoidal | none",
+      config::one_of({"learned", "sinusoidal", "none"}));
+    v("init_std", init_std, "std of the normal weight init", config::positive());
+    v("ln_eps", ln_eps, "layer norm epsilon", config::positive());
+  }
+};
+
+// Content-based kinds, the ones routing_layers confines to the last layers.
+bool is_content_kind(const std::string& kind);
+
+struct HeadGroup {
+  std::string kind;   // an attention kind
+  int64_t heads = 0;  // how many heads, consecutive
+};
+
+// "full" (all `heads`) or "local:2,routing:2" -> groups in that order. Throws
+// core::UsageError naming model.attention for an unknown kind, a bad count or a sum
+// that is not `heads`.
+std::vector<HeadGroup> parse_head_groups(const std::string& spec, int64_t heads);
+// Layer l's groups: the parsed spec, with content kinds replaced by local in the first
+// L - routing_layers layers (when routing_layers > 0); neighbours of one kind merged.
+std::vector<HeadGroup> layer_head_groups(const TransformerConfig& cfg, int64_t layer);
+// "local:2,routing:2"
+std::string head_groups_str(const std::vector<HeadGroup>& groups);
+// Throws core::UsageError (keys named model.*) for sizes that do not fit together.
+void validate(const TransformerConfig& cfg);
+
+// Multi-head self-attention over head groups. src (B, N, E) -> dst (B, N, E).
+// Kept between forward and backward: a view of src (the caller keeps it alive), the
+// projections (B N, 3E), per group q, k, v (and their un-normalised copies with qk_norm),
+// the merged head outputs (B N, E); the cores keep their own sparse structures.
+template <class T>
+class MultiHeadAttentionT {
+ public:
+  // base: window, clusters, rounds, ema_decay and seed for every group (each group's
+  // seed is derived from base.seed and its index); kind from the group; causal always;
+  // local groups use local_window when it is > 0.
+  MultiHeadAttentionT(core::ParamStoreT<T>& ps, const std::string& name, int64_t dim,
+                      const std::vector<HeadGroup>& groups, const AttentionConfig& base,
+                      bool qk_norm, double eps = 1e-5, int64_t local_window = 0);
+
+  // Wqkv ~ N(0, sd²), Wo ~ N(0, out_std²), biases 0.
+  void init(core::Rng& rng, double sd, double out_std);
+
+  // train: after the forward, routing centroids take one EMA step (unless held).
+  void forward(core::ViewT<const T> src, core::ViewT<T> dst, bool train);
+  // ddst (B, N, E) -> dsrc (B, N, E) overwritten; parameter gradients +=.
+  void backward(core::ViewT<const T> ddst, core::ViewT<T> dsrc);
+
+  void hold_assignment(bool hold);
+  int64_t groups() const { return int64_t(groups_.size()); }
+  const HeadGroup& group(int64_t g) const { return groups_[size_t(g)].spec; }
+  Attention<T>& core(int64_t g) { return *groups_[size_t(g)].att; }
+  const Attention<T>& core(int64_t g) const { return *groups_[size_t(g)].att; }
+  size_t held_bytes() const;
+
+ private:
+  struct Group {
+    HeadGroup spec;
+    int64_t h0 = 0;  // first head
+    std::unique_ptr<Attention<T>> att;
+    // (B, H_g, N, Dh): inputs of the core (normalised with qk_norm), raw q and k
+    // (qk_norm only), the core's output, and the gradients (dqr, dkr: of the raw q, k).
+    core::TensorT<T> q, k, v, qr, kr, o, dq, dk, dv, dout, dqr, dkr;
+    LayerNormCache<T> qn, kn;  // qk_norm: per (B, H_g, N) row
+  };
+  int64_t dim_, heads_, hd_;
+  bool qk_norm_;
+  double eps_;
+  bool hold_ = false;
+  LinearT<T> qkv_, out_;
+  std::vector<Group> groups_;
+  core::ViewT<const T> src_;
+  int64_t b_ = 0, n_ = 0;
+  core::TensorT<T> qkv_buf_, merged_, dmerged_, dqkv_;  // (B N, 3E), (B N, E), (B N, E), (B N, 3E)
+};
+
+// One pre-LN block: y = h + drop(FFN(LN2(h))), h = x + drop(MHA(LN1(x))).
+template <class T>
+class TransformerBlockT {
+ public:
+  TransformerBlockT(core::ParamStoreT<T>& ps, const std::string& name, const TransformerConfig& cfg,
+                    const std::vector<HeadGroup>& groups, const AttentionConfig& base);
+
+  void init(core::Rng& rng, double sd, double out_std);
+  // x (B, N, E) -> y (B, N, E); the caller keeps x alive until backward. Dropout masks
+  // come from drop_rng (train only).
+  void forward(core::ViewT<const T> x, core::ViewT<T> y, bool train, core::Rng& drop_rng);
+  // dy (B, N, E) -> dx (B, N, E) overwritten.
+  void backward(core::ViewT<const T> dy, core::ViewT<T> dx);
+
+  void hold(bool h);
+  MultiHeadAttentionT<T>& attention() { return attn_; }
+  const MultiHeadAttentionT<T>& attention() const { return attn_; }
+  size_t held_bytes() const;
+
+ private:
+  LayerNormT<T> ln1_, ln2_;
+  MultiHeadAttentionT<T> attn_;
+  FeedForwardT<T> ffn_;
+  DropoutT<T> drop_attn_, drop_ffn_;
+  core::ViewT<const T> x_;
+  LayerNormCache<T> ln1c_, ln2c_;
+  FeedForwardCache<T> ffc_;
+  // (B, N, E): LN1(x), attention output, h, LN2(h), FFN output; gradients of h, a, c, f.
+  core::TensorT<T> a_, att_, h_, c_, f_, dh_, da_, dc_, df_;
+};
+
+// What a bit-exact resume needs beyond the parameters.
+template <class T>
+struct TransformerState {
+  std::vector<std::pair<std::string, std::string>> meta;  // dropout RNG words, draw count
+  struct Array {
+    std::string name;  // "l<layer>.g<group>.centroids"
+    core::Shape shape;  // (H_g, k, Dh)
+    std::vector<T> data;
+  };
+  std::vector<Array> arrays;
+};
+
+template <class T>
+class TransformerLMT {
+ public:
+  // Parameters under "<name>.": tok.table (V, E), pos (max_len, E) when learned,
+  // l<i>.{ln1,attn.qkv,attn.out,ln2,ffn.in,ffn.out}, ln_f, out.w (V, E) unless tied,
+  // out.b (V). seed: dropout masks and the attention cores' random draws.
+  TransformerLMT(const TransformerConfig& cfg, core::ParamStoreT<T>& ps, const std::string& name,
+                 int64_t vocab, int64_t max_len, uint64_t seed);
+
+  // GPT-2's init: embeddings and weights ~ N(0, init_std²), the two residual output
+  // projections of each block N(0, (init_std / sqrt(2L))²), biases 0, LN gains 1.
+  void init(core::Rng& rng);
+
+  // ids (B, N) row-major, N <= max_len -> logits (B N, V); row b N + t scores the token
+  // after ids[b, t]. train: dropout on, routing centroids take an EMA step after each
+  // layer's attention (unless held); eval: deterministic given the draw count.
+  void forward(const int32_t* ids, int64_t B, int64_t N, core::ViewT<T> logits, bool train);
+  // dlogits (B N, V) -> parameter gradients (+=), after the forward it belongs to.
+  // dx_norms (optional): ||dL/dx_0[:, t, :]|| over the batch for every position t.
+  void backward(core::ViewT<const T> dlogits, std::vector<double>* dx_norms = nullptr);
+
+  // Freezes dropout masks and attention structures (no centroid updates either).
+  void hold_randomness(bool hold);
+  // Forwards so far (every core draws from (its seed, this count)). Setting it makes
+  // the next forward's random structures reproducible, e.g. the same for every evaluation.
+  uint64_t draws() const;
+  void set_draws(uint64_t draws);
+
+  TransformerState<T> state() const;
+  // Throws core::Error naming a missing or misshapen entry.
+  void set_state(const TransformerState<T>& st);
+
+  const TransformerConfig& config() const { return cfg_; }
+  int64_t vocab() const { return vocab_; }
+  int64_t max_len() const { return max_len_; }
+  int64_t layers() const { return int64_t(blocks_.size()); }
+  TransformerBlockT<T>& block(int64_t l) { return *blocks_[size_t(l)]; }
+  // "l0 local:2,routing:2 | l1 ..." for logs.
+  std::string describe() const;
+  size_t held_bytes() const;
+
+ private:
+  TransformerConfig cfg_;
+  int64_t vocab_, max_len_;
+  EmbeddingT<T> tok_;
+  core::ParamT<T>* pos_ = nullptr;  // (max_len, E), learned positions
+  std::vector<T> sinus_;            // (max_len, E), sinusoidal positions
+  DropoutT<T> drop_emb_;
+  std::vector<std::unique_ptr<TransformerBlockT<T>>> blocks_;
+  LayerNormT<T> ln_f_;
+  std::unique_ptr<LinearT<T>> head_;  // untied output (V, E), no bias
+  core::ParamT<T>* out_b_;            // (V)
+  core::Rng drop_rng_;
+  bool hold_ = false;
+
+  std::vector<int32_t> ids_;  // (B N)
+  int64_t b_ = 0, n_ = 0;
+  std::vector<core::TensorT<T>> xs_;  // (L + 1) residual streams (B, N, E)
+  LayerNormCache<T> lnfc_;
+  core::TensorT<T> z_, dz_, dx_, dy_;  // (B, N, E) each
+};
+
+using TransformerLM = TransformerLMT<float>;
+
+}  // namespace seqbench::nn
