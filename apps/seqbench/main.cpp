@@ -7,7 +7,9 @@
 #include <string>
 
 #include "apps/copy/copy_experiment.hpp"
+#include "apps/minigrid/minigrid_experiment.hpp"
 #include "apps/stability/stability_main.hpp"
+#include "apps/wikitext103/wikitext103_experiment.hpp"
 
 namespace seqbench::apps {
 int report_main(int argc, char** argv);   // report_main.cpp
@@ -25,6 +27,10 @@ struct Entry {
 const Entry kExperiments[] = {
     {"copy", seqbench::apps::copy_main,
      "copy, denoise, adding tasks and transfer (synthetic, no data needed)"},
+    {"wikitext103", seqbench::apps::wikitext103_main,
+     "word-level Transformer LM, full/local/routing/random/smyrf/lsh heads (Brown stand-in)"},
+    {"minigrid", seqbench::apps::minigrid_main,
+     "MiniGrid RL: PPO with lstm / rel_lstm / momentum_lstm agents (C++ environments)"},
     {"stability", seqbench::apps::stability_main,
      "Miller & Hardt analyses: `stability truncation` (gradient gap vs k)"},
 };

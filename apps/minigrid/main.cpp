@@ -1,0 +1,4 @@
+// seqbench_minigrid: the MiniGrid experiment's own binary (same as `seqbench minigrid`).
+#include "apps/minigrid/minigrid_experiment.hpp"
+
+int main(int argc, char** argv) { return seqbench::apps::minigrid_main(argc, argv); }

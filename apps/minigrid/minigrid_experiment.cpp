@@ -1,0 +1,189 @@
+#include "apps/minigrid/minigrid_experiment.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "apps/minigrid/demo_config.hpp"
+#include "core/fs.hpp"
+#include "optim/optimizer.hpp"
+#include "rl/minigrid/envs.hpp"
+
+namespace seqbench::apps {
+
+namespace {
+
+// Independent random streams derived from train.seed.
+enum Stream : uint64_t { kInit = 1, kPpo = 2, kEval = 3 };
+
+const std::vector<std::string>& csv_columns() {
+  static const std::vector<std::string> c{
+      "step",      "update",        "frames",      "episodes",      "return_mean",
+      "length_mean", "return_count", "loss",       "policy_loss",   "value_loss",
+      "entropy",   "approx_kl",     "clip_fraction", "grad_norm",   "fps",
+      "elapsed_s"};
+  return c;
+}
+
+// Rewrites a CSV keeping only rows whose first column (step) is <= max_step (as RunFiles
+// does for metrics.csv on --resume).
+void drop_rows_after(const std::string& path, int64_t max_step) {
+  if (!core::file_exists(path)) return;
+  report::CsvTable t = report::read_csv(path);
+  std::string out = report::csv_line(t.columns);
+  for (const auto& r : t.rows)
+    if (!r.empty() && std::stoll(r[0]) <= max_step) out += report::csv_line(r);
+  core::write_file_atomic(path, out);
+}
+
+std::vector<std::unique_ptr<rl::Env>> make_envs(const std::string& name, int64_t n, uint64_t seed) {
+  std::vector<std::unique_ptr<rl::Env>> envs;
+  try {
+    for (int64_t i = 0; i < n; ++i) envs.push_back(rl::make_env(name, seed));
+  } catch (const core::UsageError& e) {
+    throw core::UsageError(fmt::format("env.name: {}", e.what()));
+  }
+  return envs;
+}
+
+const MinigridConfig& checked(const MinigridConfig& cfg) {
+  const train::TrainConfig defaults;
+  if (cfg.train.batch != defaults.batch)
+    throw core::UsageError(fmt::format(
+        "train.batch: not used by minigrid (hint: the PPO minibatch is ppo.batch, now {})",
+        cfg.ppo.batch));
+  if (cfg.train.bptt != defaults.bptt)
+    throw core::UsageError(fmt::format(
+        "train.bptt: not used by minigrid (hint: the BPTT chunk is ppo.recurrence, now {})",
+        cfg.ppo.recurrence));
+  if (cfg.train.gradnorm_every != 0)
+    throw core::UsageError(
+        "train.gradnorm_every: gradient-norm probes are not defined for PPO (hint: set it to 0)");
+  return cfg;
+}
+
+}  // namespace
+
+MinigridConfig::MinigridConfig() {
+  optim.name = "adam";
+  optim.lr = 1e-3;
+  optim.eps = 1e-8;
+  optim.clip = 0.5;
+  train.steps = 30 * 100;  // 100 PPO updates with the paper's settings
+  train.log_every = 30;
+  train.eval_every = 300;
+  // The products are small (at most 256 x 256 x 64 per minibatch): on 2 shared cores a
+  // second OpenMP thread made DoorKey-5x5 four times slower.
+  train.threads = 1;
+}
+
+const char* const kMinigridDemoYaml = kMinigridDemoYamlText;
+
+MinigridExperiment::MinigridExperiment(const MinigridConfig& cfg) : cfg_(checked(cfg)) {
+  std::vector<std::unique_ptr<rl::Env>> envs = make_envs(cfg.env.name, cfg.ppo.procs, cfg.train.seed);
+  const bool mission = rl::uses_mission(cfg.agent.mission, cfg.env.name);
+  policy_ = std::make_unique<rl::Policy>(ps_, cfg.agent, mission, cfg.ppo.recurrence);
+  ps_.finalize(optim::make_optimizer<float>(cfg.optim)->n_slots());
+  ppo_ = std::make_unique<rl::Ppo>(cfg.ppo, std::move(envs), *policy_,
+                                   core::Rng::derive(cfg.train.seed, kPpo).next_u64());
+}
+
+MinigridExperiment::~MinigridExperiment() = default;
+
+void MinigridExperiment::init() {
+  core::Rng rng = core::Rng::derive(cfg_.train.seed, kInit);
+  policy_->init(rng);
+}
+
+int64_t MinigridExperiment::steps_for_frames(int64_t frames) const {
+  const int64_t per = ppo_->frames_per_update();
+  const int64_t updates = (frames + per - 1) / per;
+  int64_t steps = 0;
+  for (int64_t u = 0; u < updates; ++u) steps += ppo_->minibatches_in_update(u);
+  return steps;
+}
+
+void MinigridExperiment::attach(const std::string& run_dir, bool resume, int64_t resume_step) {
+  const std::string path = run_dir + "/ppo.csv";
+  if (resume) drop_rows_after(path, resume_step);
+  csv_ = std::make_unique<report::CsvWriter>(
+      path, csv_columns(),
+      resume ? report::CsvWriter::Mode::Append : report::CsvWriter::Mode::Truncate);
+}
+
+train::Metrics MinigridExperiment::train_step() {
+  using Clock = std::chrono::steady_clock;
+  if (ppo_->needs_rollout()) {
+    update_t0_ = Clock::now();
+    timing_ = true;
+    grad_norm_sum_ = 0;
+  }
+  const rl::Ppo::Step st = ppo_->train_minibatch();
+  ++steps_;
+  grad_norm_sum_ += optim::grad_norm(ps_);
+  const rl::EpisodeStats ep = ppo_->recent_episodes();
+  if (st.update_done) {
+    const rl::Ppo::UpdateStats& u = ppo_->update_stats();
+    double fps = std::numeric_limits<double>::quiet_NaN();  // an update cut by a resume
+    if (timing_) {
+      const double s = std::chrono::duration<double>(Clock::now() - update_t0_).count();
+      elapsed_s_ += s;
+      fps = double(ppo_->frames_per_update()) / s;
+    }
+    timing_ = false;
+    if (csv_) {
+      using W = report::CsvWriter;
+      csv_->row({W::cell(steps_), W::cell(ppo_->rollouts()), W::cell(ppo_->frames()),
+                 W::cell(ppo_->episodes()), W::cell(ep.mean_return), W::cell(ep.mean_length),
+                 W::cell(ep.count), W::cell(u.loss), W::cell(u.policy_loss), W::cell(u.value_loss),
+                 W::cell(u.entropy), W::cell(u.approx_kl), W::cell(u.clip_fraction),
+                 W::cell(grad_norm_sum_ / double(u.minibatches)), W::cell(fps), W::cell(elapsed_s_)});
+    }
+  }
+  return {{"loss", st.loss.loss},
+          {"return", ep.mean_return},
+          {"policy_loss", st.loss.policy_loss},
+          {"value_loss", st.loss.value_loss},
+          {"entropy", st.loss.entropy}};
+}
+
+train::Metrics MinigridExperiment::evaluate() {
+  const double loss = ppo_->update_stats().loss;
+  if (cfg_.ppo.eval_episodes > 0) {
+    const rl::EvalResult r = rl::evaluate_policy(
+        *policy_, cfg_.env.name, cfg_.ppo.procs, cfg_.ppo.eval_episodes,
+        core::Rng::derive(cfg_.train.seed, kEval).next_u64(), cfg_.ppo.recurrence);
+    return {{"loss", loss},
+            {"return", r.mean_return},
+            {"episode_length", r.mean_length},
+            {"frames", double(ppo_->frames())}};
+  }
+  const rl::EpisodeStats ep = ppo_->recent_episodes();
+  return {{"loss", loss},
+          {"return", ep.mean_return},
+          {"episode_length", ep.mean_length},
+          {"frames", double(ppo_->frames())}};
+}
+
+void MinigridExperiment::save_state(train::Checkpoint& ck) const {
+  ck.set_meta("minigrid.steps", std::to_string(steps_));
+  ck.set_meta("minigrid.elapsed_s", fmt::format("{:a}", elapsed_s_));
+  ck.set_meta("minigrid.grad_norm_sum", fmt::format("{:a}", grad_norm_sum_));
+  ppo_->save_state([&](const std::string& k, const std::string& v) { ck.set_meta(k, v); },
+                   [&](const std::string& k, std::vector<float> v) {
+                     const auto n = static_cast<int64_t>(v.size());
+                     ck.add_array(k, core::Shape{n}, std::move(v));
+                   });
+}
+
+void MinigridExperiment::load_state(const train::Checkpoint& ck) {
+  steps_ = std::stoll(ck.meta_at("minigrid.steps"));
+  elapsed_s_ = std::strtod(ck.meta_at("minigrid.elapsed_s").c_str(), nullptr);
+  grad_norm_sum_ = std::strtod(ck.meta_at("minigrid.grad_norm_sum").c_str(), nullptr);
+  timing_ = false;
+  ppo_->load_state([&](const std::string& k) { return ck.meta_at(k); },
+                   [&](const std::string& k) { return ck.array(k).data; });
+}
+
+}  // namespace seqbench::apps

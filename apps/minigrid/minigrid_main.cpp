@@ -1,0 +1,309 @@
+// `seqbench minigrid`: PPO training runs, and `--play ENV` to step an environment by hand.
+//
+// The training flow is train::run_app's (config resolution, run directory, Trainer,
+// summary.json, runs.csv), written out here because the experiment needs the run
+// directory before training (ppo.csv) and a learning curve after it; run_app has no
+// hooks for either.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+#include <sstream>
+
+#include "apps/minigrid/minigrid_experiment.hpp"
+#include "backend/gemm.hpp"
+#include "config/cli.hpp"
+#include "config/yaml_config.hpp"
+#include "core/fs.hpp"
+#include "core/threads.hpp"
+#include "report/csv.hpp"
+#include "report/plots.hpp"
+#include "report/run_id.hpp"
+#include "rl/minigrid/envs.hpp"
+#include "train/app.hpp"
+#include "train/run_record.hpp"
+#include "train/signals.hpp"
+#include "train/trainer.hpp"
+
+namespace seqbench::apps {
+
+namespace {
+
+constexpr const char* kName = "minigrid";
+
+std::string trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t\r\n");
+  if (a == std::string::npos) return "";
+  const size_t b = s.find_last_not_of(" \t\r\n");
+  return s.substr(a, b - a + 1);
+}
+
+// "forward, left,pickup" -> actions; names as rl::parse_action, plus one-letter keys.
+rl::Action action_of(const std::string& word) {
+  static const std::pair<const char*, rl::Action> keys[] = {
+      {"l", rl::Action::kLeft},   {"r", rl::Action::kRight},  {"f", rl::Action::kForward},
+      {"p", rl::Action::kPickup}, {"d", rl::Action::kDrop},   {"t", rl::Action::kToggle}};
+  for (const auto& [k, a] : keys)
+    if (word == k) return a;
+  return rl::parse_action(word);
+}
+
+std::vector<rl::Action> parse_actions(const std::string& list) {
+  std::vector<rl::Action> out;
+  std::stringstream ss(list);
+  std::string item;
+  int i = 0;
+  while (std::getline(ss, item, ',')) {
+    ++i;
+    const std::string w = trim(item);
+    if (w.empty())
+      throw core::UsageError(fmt::format("--actions: item {} is empty (hint: \"forward,left,...\")", i));
+    try {
+      out.push_back(action_of(w));
+    } catch (const core::UsageError& e) {
+      throw core::UsageError(fmt::format("--actions: item {}: {}", i, e.what()));
+    }
+  }
+  if (out.empty()) throw core::UsageError("--actions: no actions given (hint: \"forward,left,...\")");
+  return out;
+}
+
+void show(const rl::Env& env, const rl::Obs& obs) {
+  fmt::print("{}\nview (the agent at the bottom, facing up):\n{}\n", env.render(), rl::render_obs(obs));
+  std::fflush(stdout);
+}
+
+// --play: one environment, actions from --actions or from stdin, the text render after
+// every step. Ends at the first finished episode of a script, or on "q" / end of input.
+int play(const std::string& name, const std::string& actions, uint64_t seed) {
+  std::unique_ptr<rl::Env> env = rl::make_env(name, seed);
+  const std::vector<rl::Action> script = actions.empty() ? std::vector<rl::Action>{} : parse_actions(actions);
+  rl::Obs obs = env->reset();
+  fmt::print("{} (seed {}): {}\nstep 0\n", env->name(), seed, env->mission().text);
+  show(*env, obs);
+  double ret = 0;
+  auto act = [&](rl::Action a) {
+    const rl::StepResult r = env->step(a);
+    ret += r.reward;
+    fmt::print("step {}: {} -> reward {:.4g}{}\n", env->step_count(), rl::action_name(a), r.reward,
+               r.done ? (r.truncated && !r.terminated ? " (time limit)" : " (done)") : "");
+    show(*env, r.obs);
+    if (r.done) fmt::print("episode over: return {:.4g} in {} steps\n", ret, env->step_count());
+    return r.done;
+  };
+  if (!script.empty()) {
+    for (size_t i = 0; i < script.size(); ++i)
+      if (act(script[i])) {
+        if (i + 1 < script.size()) fmt::print("({} actions left unused)\n", script.size() - i - 1);
+        break;
+      }
+    return core::kExitOk;
+  }
+  const char* help =
+      "keys: l left, r right, f forward, p pickup, d drop, t toggle, done; reset; q quit";
+  fmt::print(stderr, "{}\n", help);
+  std::string line;
+  for (;;) {
+    fmt::print(stderr, "> ");
+    std::fflush(stderr);
+    if (!std::getline(std::cin, line)) break;
+    const std::string w = trim(line);
+    if (w.empty()) continue;
+    if (w == "q" || w == "quit") break;
+    if (w == "reset") {
+      ret = 0;
+      obs = env->reset();
+      fmt::print("reset\n");
+      show(*env, obs);
+      continue;
+    }
+    try {
+      if (act(action_of(w))) {
+        ret = 0;
+        obs = env->reset();
+        fmt::print("new episode\n");
+        show(*env, obs);
+      }
+    } catch (const core::UsageError& e) {
+      fmt::print(stderr, "{} ({})\n", e.what(), help);
+    }
+  }
+  return core::kExitOk;
+}
+
+std::string gp_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+// learning_curve.{dat,gp,png} in the run directory from its ppo.csv. Returns a line
+// saying what was written (or why the PNG was not).
+std::string write_learning_curve(const std::string& dir, const std::string& label,
+                                 const std::string& env) {
+  const std::string csv = dir + "/ppo.csv";
+  if (!core::file_exists(csv)) return "no ppo.csv: no learning curve";
+  const report::CsvTable t = report::read_csv(csv);
+  const int fc = t.col("frames"), rc = t.col("return_mean");
+  std::string dat = "# frames return_mean (mean return of the last episodes)\n";
+  for (const auto& r : t.rows) dat += r[size_t(fc)] + " " + r[size_t(rc)] + "\n";
+  core::write_file_atomic(dir + "/learning_curve.dat", dat);
+  const std::string gp = fmt::format(
+      "# Written by `seqbench minigrid`. Restyle freely, then rerun in this directory:\n"
+      "#   gnuplot learning_curve.gp\n"
+      "set encoding utf8\n"
+      "if (strstrt(' '.GPVAL_TERMINALS.' ', ' pngcairo ') > 0) {{\n"
+      "  set terminal pngcairo size 800,500 enhanced font 'Sans,11'\n"
+      "}} else {{\n"
+      "  set terminal png size 800,500 enhanced\n"
+      "}}\n"
+      "set output 'learning_curve.png'\n"
+      "set title {} noenhanced\n"
+      "set xlabel 'frames'\n"
+      "set ylabel 'mean return (last episodes)'\n"
+      "set yrange [0:1]\n"
+      "set grid\n"
+      "set format x '%.1s%c'\n"
+      "set key bottom right\n"
+      "plot 'learning_curve.dat' using 1:2 with lines lw 2 title {} noenhanced\n",
+      gp_quote(label + " on " + env), gp_quote(label));
+  core::write_file_atomic(dir + "/learning_curve.gp", gp);
+  if (t.rows.empty()) return "learning curve: no PPO update finished yet, no PNG";
+  const report::GnuplotResult g = report::run_gnuplot(dir + "/learning_curve.gp");
+  if (!g.rendered) return fmt::format("learning curve: PNG skipped ({}); data and script in {}", g.message, dir);
+  return fmt::format("learning curve: {}/learning_curve.png", dir);
+}
+
+train::RunIdentity identity(const MinigridConfig& c, MinigridExperiment& e, const std::string& label) {
+  return train::RunIdentity{
+      {"label", label},
+      {"env", c.env.name},
+      {"core", c.agent.core},
+      {"hidden", std::to_string(c.agent.hidden)},
+      {"params", std::to_string(e.params().size())},
+      {"procs", std::to_string(c.ppo.procs)},
+      {"frames_per_proc", std::to_string(c.ppo.frames_per_proc)},
+      {"recurrence", std::to_string(c.ppo.recurrence)},
+      {"optimizer", c.optim.name},
+      {"lr", fmt::format("{}", c.optim.lr)},
+      {"seed", std::to_string(c.train.seed)},
+      {"threads", std::to_string(core::num_threads())},
+      {"gemm", c.train.gemm},
+      {"frames", std::to_string(e.ppo().frames())},
+      {"episodes", std::to_string(e.ppo().episodes())},
+      {"data", "minigrid (C++ reimplementation)"},
+  };
+}
+
+}  // namespace
+
+int minigrid_main(int argc, char** argv) {
+  try {
+    CLI::App app{"MiniGrid: PPO with recurrent actor-critics (docs/experiments/minigrid.md)",
+                 "seqbench minigrid"};
+    config::CommonOptions opts;
+    config::add_common_options(app, opts);
+    int64_t interrupt_at = -1;
+    app.add_option("--interrupt-at", interrupt_at, "testing: act as if Ctrl-C arrived after this update")
+        ->group("");
+    std::string play_env, actions;
+    app.add_option("--play", play_env,
+                   "step environment ENV by hand (keys on stdin) and print it; no training")
+        ->option_text("ENV");
+    app.add_option("--actions", actions,
+                   "with --play: a scripted list, e.g. \"forward,left,pickup\" (l r f p d t work too)")
+        ->option_text("LIST");
+    if (!config::parse_cli(app, argc, argv)) return core::kExitOk;
+    if (!actions.empty() && play_env.empty())
+      throw core::UsageError("--actions needs --play ENV");
+    if (!play_env.empty()) return play(play_env, actions, opts.seed.value_or(1));
+
+    MinigridConfig cfg;
+    auto shorthands = [&](MinigridConfig& c) {
+      if (opts.seed) config::apply_override(c, fmt::format("train.seed={}", *opts.seed));
+      if (opts.threads) config::apply_override(c, fmt::format("train.threads={}", *opts.threads));
+      if (!opts.out.empty()) c.output.dir = opts.out;
+      if (!opts.run_id.empty()) c.output.run_id = opts.run_id;
+    };
+    config::resolve(cfg, opts, kMinigridDemoYaml);
+    shorthands(cfg);
+    std::string run_dir;
+    if (opts.resume) {
+      if (cfg.output.run_id.empty())
+        throw core::UsageError(fmt::format(
+            "--resume needs a saved run: add --run-id ID (a directory under <output.dir>/{}/)", kName));
+      run_dir = cfg.output.dir + "/" + kName + "/" + cfg.output.run_id;
+      const std::string saved = run_dir + "/config.yaml";
+      if (!core::file_exists(saved))
+        throw core::UsageError(fmt::format("--resume: no run at '{}' (config.yaml missing)", run_dir));
+      const std::string root = cfg.output.dir, id = cfg.output.run_id;
+      cfg = MinigridConfig{};
+      config::apply_yaml_file(cfg, saved);
+      config::resolve(cfg, opts);
+      shorthands(cfg);
+      cfg.output.dir = root;
+      cfg.output.run_id = id;
+    }
+    core::set_threads(cfg.train.threads);
+    backend::set_gemm_impl(backend::parse_gemm_impl(cfg.train.gemm));
+    MinigridExperiment exp(cfg);
+    if (cfg.ppo.frames > 0) cfg.train.steps = exp.steps_for_frames(cfg.ppo.frames);
+    if (opts.dump_config) {
+      fmt::print("{}", config::to_yaml(cfg));
+      return core::kExitOk;
+    }
+
+    train::Checkpoint ck;
+    int64_t resume_step = 0;
+    if (opts.resume) {
+      ck = train::load_checkpoint(run_dir + "/checkpoint.sbck");
+      resume_step = std::stoll(ck.meta_at("step"));
+    } else {
+      exp.init();
+    }
+    const std::string label =
+        cfg.output.label.empty() ? cfg.env.name + "-" + cfg.agent.core : cfg.output.label;
+    if (cfg.output.run_id.empty())
+      cfg.output.run_id = report::make_run_id(cfg.output.dir + "/" + kName, label, cfg.train.seed);
+    train::RunFiles files(cfg.output.dir, kName, cfg.output.run_id, exp.metric(), opts.resume,
+                          resume_step);
+    files.write_config(config::to_yaml(cfg));
+    exp.attach(files.dir(), opts.resume, resume_step);
+    if (!opts.quiet)
+      fmt::print(stderr, "seqbench {}: {} run {} -> {} ({} minibatch updates{})\n", kName,
+                 opts.resume ? "resuming" : "starting", cfg.output.run_id, files.dir(),
+                 cfg.train.steps,
+                 cfg.ppo.frames > 0 ? fmt::format(" for {} frames", cfg.ppo.frames) : "");
+
+    train::install_interrupt_handler();
+    train::Trainer trainer(cfg.train, cfg.optim, exp, files, opts.quiet);
+    if (opts.resume) trainer.resume(ck);
+    if (interrupt_at >= 0) trainer.interrupt_after(interrupt_at);
+    const train::Summary s = trainer.run();
+    train::restore_default_handlers();
+
+    const std::string curve = write_learning_curve(files.dir(), label, cfg.env.name);
+    files.log(curve);
+    const train::RunIdentity record = train::run_record(files, kName, identity(cfg, exp, label), s);
+    train::write_run_outputs(files, record, s);
+    if (s.status == "interrupted") {
+      fmt::print(stderr,
+                 "seqbench {}: interrupted at update {}; checkpoint written. Continue with:\n"
+                 "  seqbench {} --out {} --run-id {} --resume\n",
+                 kName, s.updates, kName, cfg.output.dir, cfg.output.run_id);
+      return core::kExitInterrupted;
+    }
+    if (!opts.quiet) fmt::print("\n{}\n{}\n", train::summary_table(record), curve);
+    if (s.status == "diverged") {
+      fmt::print(stderr, "seqbench {}: error: {}\n", kName, s.message);
+      return core::kExitError;
+    }
+    return core::kExitOk;
+  } catch (const core::Error& e) {
+    return train::report_error(kName, e, e.exit_code());
+  } catch (const std::exception& e) {
+    return train::report_error(kName, e, core::kExitError);
+  }
+}
+
+}  // namespace seqbench::apps

@@ -1,0 +1,181 @@
+// Word-level language modelling with a decoder-only Transformer (lib/nn/transformer.hpp):
+// the Routing Transformer's Wikitext-103 experiment (Roy et al. 2021) and its ablations
+// (full, local, random, SMYRF, LSH heads at the same window). The metric is perplexity,
+// ppl = exp(mean next-token cross-entropy in nats).
+//
+// Batching: each split is one token stream; the training stream is cut into B
+// contiguous columns and an update takes the next segment of lm.seq_len inputs (plus one
+// target token) from every column, so an update sees B sequences of n tokens, in order.
+// There is no memory across segments (no Transformer-XL recurrence): every segment
+// starts from an empty context. Validation and test cut their streams into
+// data.eval_batch columns and score every segment once (the last may be shorter).
+// An epoch is ceil((n_tokens/B - 1) / seq_len) updates.
+//
+// Randomness: random / SMYRF / LSH heads draw fresh projections per forward. An
+// evaluation pass always starts from the same draw index (kEvalDraws), so every
+// validation of the same parameters gives the same number, and it leaves the training
+// draws, the dropout stream and the routing centroids untouched.
+//
+// The reported number is the test perplexity at the best validation, measured when that
+// validation happened.
+#pragma once
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "data/text_corpus.hpp"
+#include "nn/transformer.hpp"
+#include "optim/optim_config.hpp"
+#include "train/experiment.hpp"
+#include "train/train_config.hpp"
+
+namespace seqbench::apps {
+
+struct Wikitext103DataConfig {
+  // Forwarded to data::load_corpus (lib/data/text_corpus.hpp), always at word level.
+  std::string format = "text";  // wikitext | text | ptb_word
+  std::string dir = "data/brown";
+  std::string path;  // text only: one file cut into train | valid | test (when dir is empty)
+  double valid_fraction = 0.05, test_fraction = 0.05;
+  int64_t min_count = 5;  // rarer training words -> <unk> (Brown: about 14k words left)
+  // Names in tables, and caps that make small presets small.
+  std::string name = "brown";
+  bool stand_in = true;
+  int64_t train_tokens = 0;  // cap on the training stream (0 = all)
+  int64_t eval_tokens = 0;   // cap on the validation and on the test stream (0 = all)
+  int64_t eval_batch = 8;    // columns of the validation and test streams
+
+  template <class V>
+  void visit(V& v) {
+    v("format", format, "corpus format: wikitext (wiki.*.tokens) | text | ptb_word",
+      config::one_of({"wikitext", "text", "ptb_word"}));
+    v("dir", dir, "directory with the split files (docs/data.md)");
+    v("path", path, "text only: one file cut into train | valid | test (when dir is empty)");
+    v("valid_fraction", valid_fraction, "path: fraction of the file for validation",
+      config::range(0.0, 1.0));
+    v("test_fraction", test_fraction, "path: fraction of the file for test",
+      config::range(0.0, 1.0));
+    v("min_count", min_count, "training words seen fewer times become <unk>",
+      config::at_least(1));
+    v("name", name, "data set name in tables");
+    v("stand_in", stand_in, "tables mark the data as a stand-in (else real)");
+    v("train_tokens", train_tokens, "cap on training tokens (0 = all)", config::non_negative());
+    v("eval_tokens", eval_tokens, "cap on validation and test tokens each (0 = all)",
+      config::non_negative());
+    v("eval_batch", eval_batch, "columns of the validation and test streams", config::at_least(1));
+  }
+};
+
+struct Wikitext103LmConfig {
+  int64_t seq_len = 256;  // n: tokens per sequence (the model's context)
+
+  template <class V>
+  void visit(V& v) {
+    v("seq_len", seq_len, "tokens per sequence n (context length)", config::at_least(1));
+  }
+};
+
+// The Transformer's keys (docs/transformer.md). `cell` is not a key: train::run_app
+// names generated run ids after model.cell.
+struct Wikitext103ModelConfig : nn::TransformerConfig {
+  std::string cell = "transformer";
+};
+
+struct Wikitext103Config {
+  Wikitext103DataConfig data;
+  Wikitext103LmConfig lm;
+  Wikitext103ModelConfig model;
+  optim::OptimConfig optim;
+  train::TrainConfig train;
+  train::OutputConfig output;
+
+  Wikitext103Config();
+
+  template <class V>
+  void visit(V& v) {
+    v("data", data, "corpus, split and caps");
+    v("lm", lm, "sequence length");
+    v("model", model, "the Transformer (docs/transformer.md)");
+    v("optim", optim, "optimizer, clipping, schedule");
+    v("train", train, "training loop (an update is one segment of every column)");
+    v("output", output, "where results go");
+  }
+};
+
+// The embedded default of `seqbench wikitext103 --demo`: configs/wikitext103/routing_small.yaml.
+extern const char* const kWikitext103DemoYaml;
+
+// A token stream cut into B columns: column b is tokens [b cols, (b + 1) cols); the
+// remainder n mod B is dropped.
+struct TokenColumns {
+  const int32_t* tokens = nullptr;
+  int64_t B = 0, cols = 0;
+  // Segments of at most L inputs: the targets need one token more.
+  int64_t segments(int64_t L) const { return cols > 1 ? (cols - 1 + L - 1) / L : 0; }
+  int64_t segment_len(int64_t i, int64_t L) const { return std::min(L, cols - 1 - i * L); }
+  int64_t tokens_used() const { return B * cols; }
+};
+
+class Wikitext103Experiment : public train::Experiment {
+ public:
+  explicit Wikitext103Experiment(const Wikitext103Config& cfg);
+
+  void init();
+
+  core::ParamStore& params() override { return ps_; }
+  train::Metrics train_step() override;
+  // Validation loss and ppl; when the validation is the best so far also test_loss and
+  // test_ppl.
+  train::Metrics evaluate() override;
+  std::string metric() const override { return "ppl"; }
+  bool higher_is_better() const override { return false; }
+  // ||dL/dx_t|| (x: the input of the first block, embeddings + positions) on the first
+  // validation segment, L = the loss at its last position; eval mode, state untouched.
+  std::vector<double> gradnorm_probe() override;
+  size_t held_bytes() override;
+  void save_state(train::Checkpoint& ck) const override;
+  void load_state(const train::Checkpoint& ck) override;
+
+  struct Outcome {
+    bool has_best = false;
+    double best_valid_ppl = 0;
+    int64_t best_update = 0;
+    double test_ppl = 0;  // at the best validation
+  };
+  const Outcome& outcome() const { return outcome_; }
+  const data::Corpus& corpus() const { return corpus_; }
+  const nn::TransformerLM& model() const { return *model_; }
+  int64_t updates_per_epoch() const { return updates_per_epoch_; }
+  double epochs_done() const { return double(cursor_) / double(updates_per_epoch_); }
+  const TokenColumns& train_stream() const { return train_; }
+  const TokenColumns& valid_stream() const { return valid_; }
+  const TokenColumns& test_stream() const { return test_; }
+
+  // Every evaluation pass starts its random draws here (far from any training count).
+  static constexpr uint64_t kEvalDraws = uint64_t(1) << 48;
+
+ private:
+  // Loads ids_ and targets_ (b, L) for segment i of s; returns L.
+  int64_t load_segment(const TokenColumns& s, int64_t i);
+  double eval_stream(const TokenColumns& s);  // mean loss (nats)
+
+  Wikitext103Config cfg_;
+  data::Corpus corpus_;
+  TokenColumns train_, valid_, test_;
+  int64_t V_ = 0, updates_per_epoch_ = 1;
+
+  core::ParamStore ps_;
+  std::unique_ptr<nn::TransformerLM> model_;
+  int64_t cursor_ = 0;  // training segments done
+  Outcome outcome_;
+
+  std::vector<int32_t> ids_, targets_;  // (b, L) row-major
+  std::vector<float> mask_;             // (b L)
+  core::Tensor logits_, dlogits_;       // (b L, V)
+};
+
+// `seqbench wikitext103 ...` and the seqbench_wikitext103 binary.
+int wikitext103_main(int argc, char** argv);
+
+}  // namespace seqbench::apps

@@ -1,0 +1,60 @@
+#include <fmt/format.h>
+
+#include "apps/wikitext103/wikitext103_experiment.hpp"
+#include "train/app.hpp"
+
+namespace seqbench::apps {
+
+int wikitext103_main(int argc, char** argv) {
+  train::AppSpec<Wikitext103Config, Wikitext103Experiment> spec;
+  spec.name = "wikitext103";
+  spec.description =
+      "word-level language modelling with Transformers of full, local, routing, random, SMYRF "
+      "and LSH heads, perplexity (docs/experiments/wikitext103.md)";
+  spec.demo_yaml = kWikitext103DemoYaml;
+  spec.identity = [](const Wikitext103Config& c, Wikitext103Experiment& e) {
+    const std::string attention = nn::head_groups_str(nn::parse_head_groups(c.model.attention,
+                                                                            c.model.heads));
+    const std::string label = c.output.label.empty() ? attention : c.output.label;
+    const auto& o = e.outcome();
+    const auto num = [](double v) { return fmt::format("{:.6g}", v); };
+    return train::RunIdentity{
+        {"label", label},
+        {"task", "word_lm"},
+        {"T", std::to_string(c.lm.seq_len)},
+        {"model", c.model.cell},
+        {"backend", "ours"},
+        {"hidden", std::to_string(c.model.d_model)},
+        {"params", std::to_string(e.params().size())},
+        {"batch", std::to_string(c.train.batch)},
+        {"optimizer", c.optim.name},
+        {"lr", fmt::format("{}", c.optim.lr)},
+        {"bptt", std::to_string(c.train.bptt)},
+        {"seed", std::to_string(c.train.seed)},
+        {"threads", std::to_string(core::num_threads())},
+        {"gemm", c.train.gemm},
+        {"data", fmt::format("{} ({})", c.data.name, c.data.stand_in ? "stand-in" : "real")},
+        {"attention", attention},
+        {"layers_attention", e.model().describe()},
+        {"layers", std::to_string(c.model.layers)},
+        {"heads", std::to_string(c.model.heads)},
+        {"window", std::to_string(c.model.window)},
+        {"clusters", std::to_string(c.model.clusters)},
+        {"rounds", std::to_string(c.model.rounds)},
+        {"routing_layers", std::to_string(c.model.routing_layers)},
+        {"vocab", std::to_string(e.corpus().vocab.size())},
+        {"train_tokens", std::to_string(e.train_stream().tokens_used())},
+        {"valid_tokens", std::to_string(e.valid_stream().tokens_used())},
+        {"test_tokens", std::to_string(e.test_stream().tokens_used())},
+        {"updates_per_epoch", std::to_string(e.updates_per_epoch())},
+        {"epochs", num(e.epochs_done())},
+        {"best_epoch",
+         o.has_best ? num(double(o.best_update) / double(e.updates_per_epoch())) : ""},
+        {"valid_ppl", o.has_best ? num(o.best_valid_ppl) : ""},
+        {"test_ppl", o.has_best ? num(o.test_ppl) : ""},
+    };
+  };
+  return train::run_app(argc, argv, spec);
+}
+
+}  // namespace seqbench::apps

@@ -1,0 +1,207 @@
+// End-to-end tests of the wikitext103 experiment's binary on a tiny word corpus the test
+// writes itself: a few updates of a full and a routing Transformer (results files,
+// perplexity = exp(loss), the identity columns), the real Wikitext file names, an
+// interrupted and resumed run equal bit for bit to an uninterrupted one (dropout,
+// routing centroids and random draws included), and config errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "cli/cli_util.hpp"
+#include "report/csv.hpp"
+#include "train/checkpoint.hpp"
+
+using namespace seqbench;
+using clitest::run;
+namespace fs = std::filesystem;
+
+#ifndef SEQBENCH_WIKITEXT103_BIN
+// The build defines it (tests/CMakeLists.txt) as the seqbench_wikitext103 binary.
+#define SEQBENCH_WIKITEXT103_BIN ""
+#endif
+
+namespace {
+
+const std::string kBin = SEQBENCH_WIKITEXT103_BIN;
+
+// Sentences over 12 words in a fixed rhythm, so that the next word is often
+// predictable; the test split has a word ("zebra") that train lacks: it reads as <unk>
+// (in the Wikitext format the files hold <unk> already).
+std::string sentences(int n, uint64_t seed) {
+  const char* words[] = {"the", "cat", "dog", "sat", "ran", "on", "a", "mat", "log", "and", "then", "slept"};
+  std::string out;
+  uint64_t x = seed;
+  for (int i = 0; i < n; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const int a = int((x >> 33) % 2), b = int((x >> 40) % 2), c = int((x >> 50) % 2);
+    out += fmt::format("the {} {} on a {} and then {}\n", words[1 + a], words[3 + b],
+                       words[7 + c], words[11 - c]);
+  }
+  return out;
+}
+
+void tiny_corpus(const std::string& root, const std::string& sub, bool wikitext) {
+  fs::create_directories(root + "/" + sub);
+  const auto name = [&](const char* split) {
+    return root + "/" + sub + "/" + (wikitext ? fmt::format("wiki.{}.tokens", split)
+                                              : fmt::format("{}.txt", split));
+  };
+  // Wikitext's vocabulary is closed and its files carry <unk> themselves.
+  const std::string rare = wikitext ? "<unk>" : "zebra";
+  clitest::write(name("train"), sentences(300, 1) + (wikitext ? "<unk>\n" : ""));  // 3000 words
+  clitest::write(name("valid"), sentences(40, 2));                                  // 400
+  clitest::write(name("test"), sentences(39, 3) + "the " + rare + " sat on a log\n");
+}
+
+// B = 4 columns of 750 words, sequences of 16: 47 updates per epoch.
+const char* kTiny = R"(data: {dir: corpus, name: tiny, min_count: 1, eval_batch: 2}
+lm: {seq_len: 16}
+model: {layers: 2, d_model: 16, heads: 2, d_ff: 32, attention: full, window: 4, clusters: 2,
+        dropout: 0.1}
+optim: {name: adam, lr: 0.01, clip: 1.0}
+train: {batch: 4, steps: 8, log_every: 2, eval_every: 4, gradnorm_every: 4, threads: 1}
+output: {dir: results}
+)";
+
+std::string cell(const report::CsvTable& t, const char* col, size_t row = 0) {
+  return t.rows[row][size_t(t.col(col))];
+}
+
+}  // namespace
+
+TEST(Wikitext103Cli, BinaryIsKnown) {
+  ASSERT_FALSE(kBin.empty())
+      << "SEQBENCH_WIKITEXT103_BIN is not defined: tests/CMakeLists.txt must define it as "
+         "$<TARGET_FILE:seqbench_wikitext103>";
+  EXPECT_TRUE(fs::exists(kBin)) << kBin;
+}
+
+class Wikitext103Runs : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Wikitext103Runs, AFewUpdatesWriteResultsInPerplexity) {
+  ASSERT_FALSE(kBin.empty()) << "SEQBENCH_WIKITEXT103_BIN is not defined";
+  const std::string dir = clitest::fresh_dir("x");
+  tiny_corpus(dir, "corpus", false);
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  const auto r = run(kBin + " --config tiny.yaml --run-id r1 --set model.attention=" + GetParam(), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string run_dir = dir + "/results/wikitext103/r1";
+  for (const char* f : {"config.yaml", "metrics.csv", "summary.json", "gradnorm.csv",
+                        "checkpoint.sbck"})
+    EXPECT_TRUE(fs::exists(run_dir + "/" + f)) << f;
+  const auto runs = report::read_csv(dir + "/results/wikitext103/runs.csv");
+  ASSERT_EQ(runs.rows.size(), 1u);
+  EXPECT_EQ(cell(runs, "data"), "tiny (stand-in)");
+  EXPECT_EQ(cell(runs, "task"), "word_lm");
+  EXPECT_EQ(cell(runs, "model"), "transformer");
+  EXPECT_EQ(cell(runs, "T"), "16");
+  EXPECT_EQ(cell(runs, "updates"), "8");
+  EXPECT_EQ(cell(runs, "metric"), "ppl");
+  EXPECT_EQ(cell(runs, "attention"), std::string(GetParam()) == "full" ? "full:2" : GetParam());
+  EXPECT_EQ(cell(runs, "vocab"), "14");  // 12 words, <eos>, <unk>
+  EXPECT_EQ(cell(runs, "updates_per_epoch"), "47");
+  const double ppl = std::stod(cell(runs, "test_ppl")), loss = std::stod(cell(runs, "final_loss"));
+  const double valid = std::stod(cell(runs, "valid_ppl"));
+  EXPECT_GT(ppl, 1.0);
+  EXPECT_LT(valid, 14.0) << "8 updates should beat the uniform guess over 14 words";
+  EXPECT_NEAR(std::stod(cell(runs, "final_metric")), std::exp(loss), 1e-3 * std::exp(loss));
+  // The gradient probe has one norm per position of the sequence.
+  const auto g = report::read_csv(run_dir + "/gradnorm.csv");
+  EXPECT_FALSE(g.rows.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, Wikitext103Runs, ::testing::Values("full", "local:1,routing:1"),
+                         [](const auto& p) {
+                           return std::string(p.param) == "full" ? std::string("full")
+                                                                 : std::string("local_routing");
+                         });
+
+TEST(Wikitext103Cli, ReadsTheWikitextFileNames) {
+  ASSERT_FALSE(kBin.empty()) << "SEQBENCH_WIKITEXT103_BIN is not defined";
+  const std::string dir = clitest::fresh_dir("x");
+  tiny_corpus(dir, "wt", true);
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  const auto r = run(kBin + " --config tiny.yaml --run-id w --set data.format=wikitext "
+                            "--set data.dir=wt --set data.name=wt --set data.stand_in=false "
+                            "--set train.steps=2 --set train.eval_every=2",
+                     dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto runs = report::read_csv(dir + "/results/wikitext103/runs.csv");
+  EXPECT_EQ(cell(runs, "data"), "wt (real)");
+}
+
+TEST(Wikitext103Cli, InterruptedThenResumedEqualsUninterruptedBitForBit) {
+  ASSERT_FALSE(kBin.empty()) << "SEQBENCH_WIKITEXT103_BIN is not defined";
+  const std::string dir = clitest::fresh_dir("x");
+  tiny_corpus(dir, "corpus", false);
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  const std::string common =
+      kBin + " --config tiny.yaml --set model.heads=4 --set model.attention=local:1,routing:1,random:1,lsh:1"
+             " --set model.ema_decay=0.5";
+  ASSERT_EQ(run(common + " --run-id full", dir).code, 0);
+  const auto part = run(common + " --run-id part --interrupt-at 5", dir);
+  ASSERT_EQ(part.code, 130) << part.err;
+  const auto rest = run(kBin + " --run-id part --resume", dir);
+  ASSERT_EQ(rest.code, 0) << rest.err;
+  const auto a = train::load_checkpoint(dir + "/results/wikitext103/full/checkpoint.sbck");
+  const auto b = train::load_checkpoint(dir + "/results/wikitext103/part/checkpoint.sbck");
+  ASSERT_EQ(a.arrays.size(), b.arrays.size());
+  bool has_centroids = false;
+  for (size_t i = 0; i < a.arrays.size(); ++i) {
+    EXPECT_EQ(a.arrays[i].name, b.arrays[i].name);
+    EXPECT_EQ(a.arrays[i].data, b.arrays[i].data) << a.arrays[i].name << " differs";
+    has_centroids = has_centroids || a.arrays[i].name.find("centroids") != std::string::npos;
+  }
+  EXPECT_TRUE(has_centroids);
+  for (const char* k : {"step", "wikitext103.model.dropout_rng", "wikitext103.model.draws",
+                        "wikitext103.cursor", "wikitext103.test_ppl"})
+    EXPECT_EQ(a.meta_at(k), b.meta_at(k)) << k;
+  const auto ra = report::read_csv(dir + "/results/wikitext103/runs.csv");
+  ASSERT_EQ(ra.rows.size(), 2u);
+  EXPECT_EQ(cell(ra, "test_ppl", 0), cell(ra, "test_ppl", 1));
+}
+
+namespace {
+
+struct WtBadConfig {
+  const char* name;
+  const char* set;  // --set assignments after tiny.yaml
+  const char* must_contain;
+};
+
+void PrintTo(const WtBadConfig& b, std::ostream* os) { *os << b.name; }
+
+}  // namespace
+
+class Wikitext103ConfigErrors : public ::testing::TestWithParam<WtBadConfig> {};
+
+TEST_P(Wikitext103ConfigErrors, ExitTwoWithOneLineAndWriteNothing) {
+  ASSERT_FALSE(kBin.empty()) << "SEQBENCH_WIKITEXT103_BIN is not defined";
+  const WtBadConfig& bad = GetParam();
+  const std::string dir = clitest::fresh_dir(bad.name);
+  tiny_corpus(dir, "corpus", false);
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  const auto r = run(kBin + " --config tiny.yaml " + bad.set, dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(bad.must_contain), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/results")) << "a failed config must not create results/";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kinds, Wikitext103ConfigErrors,
+    ::testing::Values(
+        WtBadConfig{"unknown_key", "--set model.atention=full",
+                  "unknown key 'model.atention' (did you mean 'model.attention'?)"},
+        WtBadConfig{"bad_kind", "--set model.attention=local:1,routng:1", "unknown kind 'routng'"},
+        WtBadConfig{"head_sum", "--set model.attention=local:1,routing:2", "has 3 heads, not 2"},
+        WtBadConfig{"heads_divide", "--set model.heads=3 --set model.attention=full",
+                  "model.heads"},
+        WtBadConfig{"lsh_buckets", "--set model.attention=lsh --set model.clusters=3",
+                  "model.clusters"},
+        WtBadConfig{"bptt", "--set train.bptt=5", "train.bptt"},
+        WtBadConfig{"no_data", "--set data.dir=nowhere", "data.dir: no corpus at 'nowhere'"},
+        WtBadConfig{"too_short", "--set data.eval_batch=400", "data.eval_batch"},
+        WtBadConfig{"format", "--set data.format=ptb_char", "data.format"}),
+    [](const auto& p) { return std::string(p.param.name); });
