@@ -9,6 +9,7 @@
 #include "core/fs.hpp"
 #include "optim/optimizer.hpp"
 #include "rl/minigrid/envs.hpp"
+#include "train/run_files.hpp"
 
 namespace seqbench::apps {
 
@@ -24,17 +25,6 @@ const std::vector<std::string>& csv_columns() {
       "entropy",   "approx_kl",     "clip_fraction", "grad_norm",   "fps",
       "elapsed_s"};
   return c;
-}
-
-// Rewrites a CSV keeping only rows whose first column (step) is <= max_step (as RunFiles
-// does for metrics.csv on --resume).
-void drop_rows_after(const std::string& path, int64_t max_step) {
-  if (!core::file_exists(path)) return;
-  report::CsvTable t = report::read_csv(path);
-  std::string out = report::csv_line(t.columns);
-  for (const auto& r : t.rows)
-    if (!r.empty() && std::stoll(r[0]) <= max_step) out += report::csv_line(r);
-  core::write_file_atomic(path, out);
 }
 
 std::vector<std::unique_ptr<rl::Env>> make_envs(const std::string& name, int64_t n, uint64_t seed) {
@@ -106,7 +96,7 @@ int64_t MinigridExperiment::steps_for_frames(int64_t frames) const {
 
 void MinigridExperiment::attach(const std::string& run_dir, bool resume, int64_t resume_step) {
   const std::string path = run_dir + "/ppo.csv";
-  if (resume) drop_rows_after(path, resume_step);
+  if (resume) train::drop_rows_after(path, resume_step);
   csv_ = std::make_unique<report::CsvWriter>(
       path, csv_columns(),
       resume ? report::CsvWriter::Mode::Append : report::CsvWriter::Mode::Truncate);

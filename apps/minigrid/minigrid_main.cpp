@@ -1,9 +1,6 @@
-// `seqbench minigrid`: PPO training runs, and `--play ENV` to step an environment by hand.
-//
-// The training flow is train::run_app's (config resolution, run directory, Trainer,
-// summary.json, runs.csv), written out here because the experiment needs the run
-// directory before training (ppo.csv) and a learning curve after it; run_app has no
-// hooks for either.
+// `seqbench minigrid`: PPO training runs (train::run_app's flow; the experiment opens its
+// ppo.csv when the run directory exists and draws the learning curve after training),
+// and `--play ENV` to step an environment by hand.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -198,112 +195,44 @@ train::RunIdentity identity(const MinigridConfig& c, MinigridExperiment& e, cons
 }  // namespace
 
 int minigrid_main(int argc, char** argv) {
-  try {
-    CLI::App app{"MiniGrid: PPO with recurrent actor-critics (docs/experiments/minigrid.md)",
-                 "seqbench minigrid"};
-    config::CommonOptions opts;
-    config::add_common_options(app, opts);
-    int64_t interrupt_at = -1;
-    app.add_option("--interrupt-at", interrupt_at, "testing: act as if Ctrl-C arrived after this update")
-        ->group("");
-    std::string play_env, actions;
+  train::AppSpec<MinigridConfig, MinigridExperiment> spec;
+  spec.name = kName;
+  spec.description = "MiniGrid: PPO with recurrent actor-critics (docs/experiments/minigrid.md)";
+  spec.demo_yaml = kMinigridDemoYaml;
+  const auto label_of = [](const MinigridConfig& c) {
+    return c.output.label.empty() ? c.env.name + "-" + c.agent.core : c.output.label;
+  };
+  spec.label = label_of;
+  spec.identity = [&](const MinigridConfig& c, MinigridExperiment& e) {
+    return identity(c, e, label_of(c));
+  };
+  std::string play_env, actions;
+  spec.add_options = [&](CLI::App& app) {
     app.add_option("--play", play_env,
                    "step environment ENV by hand (keys on stdin) and print it; no training")
         ->option_text("ENV");
     app.add_option("--actions", actions,
                    "with --play: a scripted list, e.g. \"forward,left,pickup\" (l r f p d t work too)")
         ->option_text("LIST");
-    if (!config::parse_cli(app, argc, argv)) return core::kExitOk;
-    if (!actions.empty() && play_env.empty())
-      throw core::UsageError("--actions needs --play ENV");
-    if (!play_env.empty()) return play(play_env, actions, opts.seed.value_or(1));
-
-    MinigridConfig cfg;
-    auto shorthands = [&](MinigridConfig& c) {
-      if (opts.seed) config::apply_override(c, fmt::format("train.seed={}", *opts.seed));
-      if (opts.threads) config::apply_override(c, fmt::format("train.threads={}", *opts.threads));
-      if (!opts.out.empty()) c.output.dir = opts.out;
-      if (!opts.run_id.empty()) c.output.run_id = opts.run_id;
-    };
-    config::resolve(cfg, opts, kMinigridDemoYaml);
-    shorthands(cfg);
-    std::string run_dir;
-    if (opts.resume) {
-      if (cfg.output.run_id.empty())
-        throw core::UsageError(fmt::format(
-            "--resume needs a saved run: add --run-id ID (a directory under <output.dir>/{}/)", kName));
-      run_dir = cfg.output.dir + "/" + kName + "/" + cfg.output.run_id;
-      const std::string saved = run_dir + "/config.yaml";
-      if (!core::file_exists(saved))
-        throw core::UsageError(fmt::format("--resume: no run at '{}' (config.yaml missing)", run_dir));
-      const std::string root = cfg.output.dir, id = cfg.output.run_id;
-      cfg = MinigridConfig{};
-      config::apply_yaml_file(cfg, saved);
-      config::resolve(cfg, opts);
-      shorthands(cfg);
-      cfg.output.dir = root;
-      cfg.output.run_id = id;
-    }
-    core::set_threads(cfg.train.threads);
-    backend::set_gemm_impl(backend::parse_gemm_impl(cfg.train.gemm));
-    MinigridExperiment exp(cfg);
-    if (cfg.ppo.frames > 0) cfg.train.steps = exp.steps_for_frames(cfg.ppo.frames);
-    if (opts.dump_config) {
-      fmt::print("{}", config::to_yaml(cfg));
-      return core::kExitOk;
-    }
-
-    train::Checkpoint ck;
-    int64_t resume_step = 0;
-    if (opts.resume) {
-      ck = train::load_checkpoint(run_dir + "/checkpoint.sbck");
-      resume_step = std::stoll(ck.meta_at("step"));
-    } else {
-      exp.init();
-    }
-    const std::string label =
-        cfg.output.label.empty() ? cfg.env.name + "-" + cfg.agent.core : cfg.output.label;
-    if (cfg.output.run_id.empty())
-      cfg.output.run_id = report::make_run_id(cfg.output.dir + "/" + kName, label, cfg.train.seed);
-    train::RunFiles files(cfg.output.dir, kName, cfg.output.run_id, exp.metric(), opts.resume,
-                          resume_step);
-    files.write_config(config::to_yaml(cfg));
-    exp.attach(files.dir(), opts.resume, resume_step);
-    if (!opts.quiet)
-      fmt::print(stderr, "seqbench {}: {} run {} -> {} ({} minibatch updates{})\n", kName,
-                 opts.resume ? "resuming" : "starting", cfg.output.run_id, files.dir(),
-                 cfg.train.steps,
-                 cfg.ppo.frames > 0 ? fmt::format(" for {} frames", cfg.ppo.frames) : "");
-
-    train::install_interrupt_handler();
-    train::Trainer trainer(cfg.train, cfg.optim, exp, files, opts.quiet);
-    if (opts.resume) trainer.resume(ck);
-    if (interrupt_at >= 0) trainer.interrupt_after(interrupt_at);
-    const train::Summary s = trainer.run();
-    train::restore_default_handlers();
-
-    const std::string curve = write_learning_curve(files.dir(), label, cfg.env.name);
+  };
+  spec.action = [&](const MinigridConfig& c) -> int {
+    if (!actions.empty() && play_env.empty()) throw core::UsageError("--actions needs --play ENV");
+    if (play_env.empty()) return -1;
+    return play(play_env, actions, c.train.seed);
+  };
+  // A frame budget becomes the number of minibatch updates (one Trainer update each).
+  spec.adjust = [](MinigridConfig& c, MinigridExperiment& e) {
+    if (c.ppo.frames > 0) c.train.steps = e.steps_for_frames(c.ppo.frames);
+  };
+  spec.on_start = [](MinigridExperiment& e, train::RunFiles& files, bool resume, int64_t step) {
+    e.attach(files.dir(), resume, step);
+  };
+  spec.on_finish = [&](const MinigridConfig& c, MinigridExperiment&, train::RunFiles& files) {
+    const std::string curve = write_learning_curve(files.dir(), label_of(c), c.env.name);
     files.log(curve);
-    const train::RunIdentity record = train::run_record(files, kName, identity(cfg, exp, label), s);
-    train::write_run_outputs(files, record, s);
-    if (s.status == "interrupted") {
-      fmt::print(stderr,
-                 "seqbench {}: interrupted at update {}; checkpoint written. Continue with:\n"
-                 "  seqbench {} --out {} --run-id {} --resume\n",
-                 kName, s.updates, kName, cfg.output.dir, cfg.output.run_id);
-      return core::kExitInterrupted;
-    }
-    if (!opts.quiet) fmt::print("\n{}\n{}\n", train::summary_table(record), curve);
-    if (s.status == "diverged") {
-      fmt::print(stderr, "seqbench {}: error: {}\n", kName, s.message);
-      return core::kExitError;
-    }
-    return core::kExitOk;
-  } catch (const core::Error& e) {
-    return train::report_error(kName, e, e.exit_code());
-  } catch (const std::exception& e) {
-    return train::report_error(kName, e, core::kExitError);
-  }
+    return curve;
+  };
+  return train::run_app(argc, argv, spec);
 }
 
 }  // namespace seqbench::apps

@@ -42,6 +42,19 @@ struct AppSpec {
   // Optional: an action on the resolved config instead of training (e.g. a memory
   // probe); returns an exit code, or -1 to go on and train.
   std::function<int(const Cfg&)> action;
+  // Optional hooks of the training flow:
+  //   label     the run's label (run ids, tables) when output.label is empty; default
+  //             model.cell (when the config has one), else the experiment's name
+  //   adjust    after the experiment is built, may change the config it reports (e.g.
+  //             a frame budget turned into train.steps); with it, --dump-config builds
+  //             the experiment first
+  //   on_start  the run directory exists (e.g. to open an experiment's own CSV file);
+  //             resume and the step resumed from as RunFiles gets them
+  //   on_finish after training, before the run record; returns extra lines to print
+  std::function<std::string(const Cfg&)> label;
+  std::function<void(Cfg&, Exp&)> adjust;
+  std::function<void(Exp&, RunFiles&, bool resume, int64_t resume_step)> on_start;
+  std::function<std::string(const Cfg&, Exp&, RunFiles&)> on_finish;
 };
 
 inline int report_error(const std::string& app, const std::exception& e, int code) {
@@ -92,7 +105,7 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
       cfg.output.dir = root;
       cfg.output.run_id = id;
     }
-    if (opts.dump_config) {
+    if (opts.dump_config && !spec.adjust) {
       fmt::print("{}", config::to_yaml(cfg));
       return core::kExitOk;
     }
@@ -104,6 +117,11 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
       if (rc >= 0) return rc;
     }
     Exp exp(cfg);
+    if (spec.adjust) spec.adjust(cfg, exp);
+    if (opts.dump_config) {
+      fmt::print("{}", config::to_yaml(cfg));
+      return core::kExitOk;
+    }
     if (saved_run) return spec.alternative(cfg, exp, load_checkpoint(run_dir + "/checkpoint.sbck"));
 
     Checkpoint ck;
@@ -115,13 +133,18 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
       exp.init();
     }
     if (cfg.output.run_id.empty()) {
-      const std::string label = cfg.output.label.empty() ? cfg.model.cell : cfg.output.label;
+      std::string label = cfg.output.label;
+      if (label.empty() && spec.label) label = spec.label(cfg);
+      if constexpr (requires { cfg.model.cell; })
+        if (label.empty()) label = cfg.model.cell;
+      if (label.empty()) label = spec.name;
       cfg.output.run_id =
           report::make_run_id(cfg.output.dir + "/" + spec.name, label, cfg.train.seed);
     }
     RunFiles files(cfg.output.dir, spec.name, cfg.output.run_id, exp.metric(), opts.resume,
                    resume_step);
     files.write_config(config::to_yaml(cfg));
+    if (spec.on_start) spec.on_start(exp, files, opts.resume, resume_step);
     if (!opts.quiet)
       fmt::print(stderr, "seqbench {}: {} run {} -> {}\n", spec.name,
                  opts.resume ? "resuming" : "starting", cfg.output.run_id, files.dir());
@@ -132,6 +155,7 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
     if (interrupt_at >= 0) trainer.interrupt_after(interrupt_at);
     const Summary s = trainer.run();
     restore_default_handlers();
+    const std::string extra = spec.on_finish ? spec.on_finish(cfg, exp, files) : std::string();
 
     const RunIdentity record = run_record(files, spec.name, spec.identity(cfg, exp), s);
     write_run_outputs(files, record, s);
@@ -142,7 +166,8 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
                  spec.name, s.updates, spec.name, cfg.output.dir, cfg.output.run_id);
       return core::kExitInterrupted;
     }
-    if (!opts.quiet) fmt::print("\n{}\n", summary_table(record));
+    if (!opts.quiet)
+      fmt::print("\n{}\n{}", summary_table(record), extra.empty() ? "" : extra + "\n");
     if (s.status == "diverged" || s.status == "failed") {
       fmt::print(stderr, "seqbench {}: error: {}\n", spec.name, s.message);
       return core::kExitError;

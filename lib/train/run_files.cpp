@@ -6,9 +6,6 @@
 
 namespace seqbench::train {
 
-namespace {
-
-// Rewrites a CSV keeping only rows whose first column (step) is <= max_step.
 void drop_rows_after(const std::string& path, int64_t max_step) {
   if (!core::file_exists(path)) return;
   report::CsvTable t = report::read_csv(path);
@@ -18,7 +15,6 @@ void drop_rows_after(const std::string& path, int64_t max_step) {
   core::write_file_atomic(path, out);
 }
 
-}  // namespace
 
 const std::vector<std::string>& RunFiles::metrics_columns_prefix() {
   static const std::vector<std::string> c{"step", "split", "loss"};

@@ -17,6 +17,10 @@
 
 namespace seqbench::train {
 
+// Rewrites a CSV keeping only the rows whose first column (a step) is <= max_step, as a
+// resumed run does with the rows written after its checkpoint.
+void drop_rows_after(const std::string& path, int64_t max_step);
+
 class RunFiles {
  public:
   // Creates (or, when resuming, reopens) root/experiment/run_id. metric names the
