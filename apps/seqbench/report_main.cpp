@@ -10,11 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "apps/minigrid/minigrid_report.hpp"
 #include "config/cli.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "report/compare.hpp"
 #include "report/csv.hpp"
+#include "report/markdown.hpp"
 #include "report/plots.hpp"
 
 namespace seqbench::apps {
@@ -61,6 +63,47 @@ int gradnorm_command(const std::vector<std::string>& paths, const std::string& o
   return core::kExitOk;
 }
 
+// An experiment's results table: `seqbench report NAME [RUNS_CSV]`.
+struct TableReport {
+  const char* name;         // the subcommand, and results/<name>/runs.csv by default
+  const char* what;         // one line for --help
+  const char* title;        // printed above the Markdown table
+  report::CsvTable (*build)(const report::CsvTable& runs);
+};
+
+report::CsvTable minigrid_rows(const report::CsvTable& runs) { return minigrid_table(runs); }
+
+const TableReport kTables[] = {
+    {"minigrid", "frames to solve and final return per environment, core and seed",
+     "MiniGrid (C++ reimplementation), PPO: frames until the mean return of the last "
+     "episodes first reached 0.9, and the final / best mean return.",
+     minigrid_rows},
+};
+
+int table_command(const TableReport& r, std::string runs_csv, const std::string& format,
+                  const std::string& out) {
+  if (runs_csv.empty()) runs_csv = fmt::format("results/{}/runs.csv", r.name);
+  if (!core::file_exists(runs_csv))
+    throw core::UsageError(fmt::format(
+        "no runs at '{}' (hint: train with `seqbench {} --config configs/{}/...` first, or "
+        "give the runs.csv path)",
+        runs_csv, r.name, r.name));
+  const report::CsvTable t = r.build(report::read_csv(runs_csv));
+  std::string text;
+  if (format == "csv") {
+    text = report::csv_line(t.columns);
+    for (const auto& row : t.rows) text += report::csv_line(row);
+  } else {
+    text = fmt::format("{}\nRuns: {}\n\n{}", r.title, runs_csv,
+                       report::markdown_table(t.columns, t.rows));
+  }
+  if (out.empty())
+    fmt::print("{}", text);
+  else
+    core::write_file_atomic(out, text);
+  return core::kExitOk;
+}
+
 }  // namespace
 
 int report_main(int argc, char** argv) {
@@ -87,7 +130,22 @@ int report_main(int argc, char** argv) {
             "probe step for the distance figure (default: each run's last probe)")
         ->type_name("N")
         ->check(CLI::NonNegativeNumber);
+    std::string runs_csv, format = "md", table_out;
+    std::vector<std::pair<CLI::App*, const TableReport*>> tables;
+    for (const auto& r : kTables) {
+      CLI::App* sub = app.add_subcommand(r.name, r.what);
+      sub->add_option("RUNS_CSV", runs_csv,
+                      fmt::format("the experiment's runs.csv (default results/{}/runs.csv)", r.name));
+      sub->add_option("--format", format, "md (Markdown, default) or csv")
+          ->check(CLI::IsMember({"md", "csv"}))
+          ->type_name("md|csv");
+      sub->add_option("--out", table_out, "write the table to FILE (atomically) instead of stdout")
+          ->type_name("FILE");
+      tables.emplace_back(sub, &r);
+    }
     if (!config::parse_cli(app, argc, argv)) return static_cast<int>(core::kExitOk);
+    for (const auto& [sub, r] : tables)
+      if (sub->parsed()) return table_command(*r, runs_csv, format, table_out);
     return gradnorm_command(paths, out, step);
   });
 }

@@ -2,6 +2,8 @@
 // from the middle of a PPO update, --play with scripted actions, and config/name errors.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <filesystem>
 
 #include "cli/cli_util.hpp"
@@ -75,6 +77,23 @@ TEST(MinigridCli, TinyRunWritesEveryFileWithDocumentedColumns) {
   EXPECT_EQ(runs.rows[0][runs.col("metric")], "return");
   EXPECT_NE(clitest::slurp(run_dir + "/learning_curve.gp").find("learning_curve.dat"),
             std::string::npos);
+
+  // `seqbench report minigrid` reads runs.csv and the run's ppo.csv.
+  const auto rep = run(std::string(SEQBENCH_FRONT_BIN) +
+                           " report minigrid results/minigrid/runs.csv --format csv",
+                       dir);
+  ASSERT_EQ(rep.code, 0) << rep.err;
+  const auto table = report::parse_csv(rep.out, "report");
+  ASSERT_EQ(table.rows.size(), 1u);
+  EXPECT_EQ(table.columns[4], "frames to 0.9");
+  const auto& row = table.rows[0];
+  EXPECT_EQ(row[0], "Empty-5x5");
+  EXPECT_EQ(row[3], "192");
+  EXPECT_EQ(row[5], fmt::format("{:.3f}", std::stod(ppo.rows[2][ppo.col("return_mean")])));
+  EXPECT_EQ(row[7], "finished");
+  const auto missing = run(std::string(SEQBENCH_FRONT_BIN) + " report minigrid nowhere.csv", dir);
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("no runs at 'nowhere.csv'"), std::string::npos) << missing.err;
 }
 
 TEST(MinigridCli, InterruptedInsideAnUpdateThenResumedEqualsUninterrupted) {
