@@ -6,8 +6,10 @@
 #include <cstring>
 #include <string>
 
+#include "apps/char_ptb/char_ptb_experiment.hpp"
 #include "apps/copy/copy_experiment.hpp"
 #include "apps/minigrid/minigrid_experiment.hpp"
+#include "apps/pmnist/pmnist_experiment.hpp"
 #include "apps/stability/stability_main.hpp"
 #include "apps/wikitext103/wikitext103_experiment.hpp"
 
@@ -27,6 +29,10 @@ struct Entry {
 const Entry kExperiments[] = {
     {"copy", seqbench::apps::copy_main,
      "copy, denoise, adding tasks and transfer (synthetic, no data needed)"},
+    {"pmnist", seqbench::apps::pmnist_main,
+     "sequential / permuted MNIST, test accuracy at the best validation (data/mnist)"},
+    {"char_ptb", seqbench::apps::char_ptb_main,
+     "character-level language modelling, bits per character (data/brown stand-in)"},
     {"wikitext103", seqbench::apps::wikitext103_main,
      "word-level Transformer LM, full/local/routing/random/smyrf/lsh heads (Brown stand-in)"},
     {"minigrid", seqbench::apps::minigrid_main,

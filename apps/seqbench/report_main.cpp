@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "apps/char_ptb/char_ptb_report.hpp"
 #include "apps/minigrid/minigrid_report.hpp"
+#include "apps/pmnist/pmnist_report.hpp"
 #include "config/cli.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
@@ -74,6 +76,16 @@ struct TableReport {
 report::CsvTable minigrid_rows(const report::CsvTable& runs) { return minigrid_table(runs); }
 
 const TableReport kTables[] = {
+    {"pmnist", "the sequential / permuted MNIST table beside the papers' numbers",
+     "Sequential / permuted MNIST: test accuracy (%) at the best validation epoch.\n"
+     "Paper numbers: Nguyen et al. 2020 (MomentumRNN; its code reported the best test "
+     "epoch); (?) = recalled, not yet checked against the paper.",
+     pmnist_table},
+    {"char_ptb", "the character-level LM table (test BPC) beside the papers' numbers",
+     "Character-level language modelling: test bits per character at the best validation.\n"
+     "Paper numbers are on char-PTB; a stand-in corpus gives different values. (?) = "
+     "recalled, not yet checked against the paper.",
+     char_ptb_table},
     {"minigrid", "frames to solve and final return per environment, core and seed",
      "MiniGrid (C++ reimplementation), PPO: frames until the mean return of the last "
      "episodes first reached 0.9, and the final / best mean return.",

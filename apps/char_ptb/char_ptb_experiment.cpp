@@ -1,0 +1,233 @@
+#include "apps/char_ptb/char_ptb_experiment.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "apps/char_ptb/demo_config.hpp"
+#include "core/fs.hpp"
+#include "nn/loss.hpp"
+#include "nn/seq_model.hpp"
+#include "optim/optimizer.hpp"
+
+namespace seqbench::apps {
+
+namespace {
+enum Stream : uint64_t { kInit = 1 };
+
+void ensure(core::Tensor& t, core::Shape s) {
+  if (!(t.shape() == s)) t.resize(s);
+}
+
+ColumnStream columns(const std::vector<int32_t>& tokens, int64_t cap, int64_t B) {
+  const int64_t n = cap > 0 ? std::min<int64_t>(cap, int64_t(tokens.size())) : int64_t(tokens.size());
+  return ColumnStream{tokens.data(), B, n / B};
+}
+}  // namespace
+
+const char* const kCharPtbDemoYaml = kCharPtbDemoYamlText;
+
+// Kerg et al.'s char-PTB settings (PAPERS.md; their PTBtask.py): embedding 200, H = 1024,
+// segments of 150, B = 128, lr 1e-4; the code's optimizer is RMSprop (alpha 0.9) without
+// clipping, halving the lr after every validation that is not an improvement.
+CharPtbConfig::CharPtbConfig() {
+  data.check_epochs = false;
+  model.hidden = 1024;
+  optim.name = "rmsprop";
+  optim.lr = 1e-4;
+  optim.alpha = 0.9;
+  optim.clip = 0.0;
+  optim.schedule.kind = "plateau";
+  optim.schedule.patience = 0;
+  optim.schedule.factor = 0.5;
+  train.batch = 128;
+  train.log_every = 50;
+}
+
+CharPtbExperiment::CharPtbExperiment(const CharPtbConfig& cfg) : cfg_(cfg) {
+  const auto& d = cfg.data;
+  if (!d.dir.empty() && !core::file_exists(d.dir))
+    throw core::UsageError(fmt::format(
+        "data.dir: no corpus at '{}' (hint: run tools/fetch_data, see docs/data.md, or set "
+        "data.dir; for one file set data.dir: \"\" and data.path)",
+        d.dir));
+  data::CorpusConfig cc;
+  cc.format = d.format;
+  cc.dir = d.dir;
+  cc.path = d.path;
+  cc.level = d.level;
+  cc.valid_fraction = d.valid_fraction;
+  cc.test_fraction = d.test_fraction;
+  cc.min_count = d.min_count;
+  corpus_ = data::load_corpus(cc);
+  V_ = corpus_.vocab.size();
+  const int64_t B = cfg.train.batch, L = cfg.lm.seq_len;
+  train_ = columns(corpus_.train, d.train_tokens, B);
+  valid_ = columns(corpus_.valid, d.eval_tokens, d.eval_batch);
+  test_ = columns(corpus_.test, d.eval_tokens, d.eval_batch);
+  if (train_.cols < 2)
+    throw core::UsageError(fmt::format(
+        "train.batch: {} columns of {} training tokens leave fewer than 2 tokens per column "
+        "(hint: lower train.batch or raise data.train_tokens)",
+        B, train_.B * train_.cols + int64_t(corpus_.train.size()) % B));
+  for (const auto* s : {&valid_, &test_})
+    if (s->cols < 2)
+      throw core::UsageError(fmt::format(
+          "data.eval_batch: {} columns leave fewer than 2 tokens per column of the {} stream "
+          "(hint: lower data.eval_batch or raise data.eval_tokens)",
+          d.eval_batch, s == &valid_ ? "validation" : "test"));
+  updates_per_epoch_ = train_.segments(L);
+  if (d.check_epochs && cfg.train.eval_every % updates_per_epoch_ != 0)
+    throw core::UsageError(fmt::format(
+        "train.eval_every: {} is not a whole number of epochs ({} tokens in {} columns, segments "
+        "of {}: {} updates per epoch; hint: set train.eval_every: {} or data.check_epochs: false)",
+        cfg.train.eval_every, train_.B * train_.cols, B, L, updates_per_epoch_, updates_per_epoch_,
+        updates_per_epoch_));
+
+  emb_ = std::make_unique<nn::Embedding>(ps_, "emb", V_, cfg.lm.embedding);
+  rnn_ = nn::make_recurrent(cfg.model, ps_, "rnn", cfg.lm.embedding, cfg.train.bptt);
+  head_ = std::make_unique<nn::Linear>(ps_, "head", cfg.model.hidden, V_);
+  ps_.finalize(optim::make_optimizer<float>(cfg.optim)->n_slots());
+}
+
+void CharPtbExperiment::init() {
+  core::Rng rng = core::Rng::derive(cfg_.train.seed, kInit);
+  emb_->init(rng);
+  rnn_->init(rng);
+  head_->init(rng);
+}
+
+int64_t CharPtbExperiment::load_segment(const ColumnStream& s, int64_t i) {
+  const int64_t L = s.segment_len(i, cfg_.lm.seq_len), b = s.B, pos = i * cfg_.lm.seq_len;
+  ids_.resize(size_t(L * b));
+  targets_.resize(size_t(L * b));
+  for (int64_t t = 0; t < L; ++t)
+    for (int64_t c = 0; c < b; ++c) {
+      const int32_t* col = s.tokens + c * s.cols + pos + t;
+      ids_[size_t(t * b + c)] = col[0];
+      targets_[size_t(t * b + c)] = col[1];
+    }
+  return L;
+}
+
+double CharPtbExperiment::run_segment(int64_t L, int64_t b, bool train, const float* mask,
+                                      std::vector<double>* dh_norms) {
+  const int64_t E = cfg_.lm.embedding, H = rnn_->hidden(), S = rnn_->state_size();
+  ensure(x_, core::Shape{L, b, E});
+  ensure(h_, core::Shape{L, b, H});
+  ensure(logits_, core::Shape{L * b, V_});
+  emb_->forward(ids_.data(), L * b, x_.view().reshape(core::Shape{L * b, E}));
+  const bool from_state = cfg_.lm.carry_state && state_valid_;
+  if (from_state) core::check_shape(state_.cview(), core::Shape{b, S}, "char_ptb carried state");
+  rnn_->forward(x_.cview(), from_state ? state_.cview() : core::ConstView(), h_.view());
+  if (cfg_.lm.carry_state) {
+    // Copied now: a layer's final_state() is only guaranteed until its next call.
+    ensure(next_state_, core::Shape{b, S});
+    const core::ConstView fin = rnn_->final_state();
+    std::copy_n(fin.data, b * S, next_state_.data());
+  }
+  head_->forward(h_.cview().reshape(core::Shape{L * b, H}), logits_.view());
+  if (train) ensure(dlogits_, core::Shape{L * b, V_});
+  const auto ce = nn::softmax_cross_entropy<float>(logits_.cview(), targets_.data(), mask,
+                                                   train ? dlogits_.view() : core::View());
+  if (train) {
+    ensure(dh_, core::Shape{L, b, H});
+    ensure(dx_, core::Shape{L, b, E});
+    head_->backward(h_.cview().reshape(core::Shape{L * b, H}), dlogits_.cview(),
+                    dh_.view().reshape(core::Shape{L * b, H}));
+    rnn_->backward(dh_.cview(), dx_.view(), core::View(), dh_norms);
+    emb_->backward(ids_.data(), L * b, dx_.cview().reshape(core::Shape{L * b, E}));
+  }
+  if (cfg_.lm.carry_state) {
+    std::swap(state_, next_state_);
+    state_valid_ = true;
+  }
+  return ce.loss;
+}
+
+train::Metrics CharPtbExperiment::train_step() {
+  const int64_t i = cursor_ % updates_per_epoch_;
+  if (i == 0) state_valid_ = false;  // every epoch starts from a zero state
+  const int64_t L = load_segment(train_, i);
+  const double loss = run_segment(L, train_.B, true, nullptr, nullptr);
+  ++cursor_;
+  return {{"loss", loss}, {"bpc", loss / std::log(2.0)}};
+}
+
+double CharPtbExperiment::eval_stream(const ColumnStream& s) {
+  // The training state is set aside: evaluation starts from zero and must not disturb it.
+  core::Tensor saved = state_;
+  const bool saved_valid = state_valid_;
+  state_valid_ = false;
+  double loss = 0;
+  int64_t n = 0;
+  const int64_t segments = s.segments(cfg_.lm.seq_len);
+  for (int64_t i = 0; i < segments; ++i) {
+    const int64_t L = load_segment(s, i);
+    loss += run_segment(L, s.B, false, nullptr, nullptr) * double(L * s.B);
+    n += L * s.B;
+  }
+  state_ = std::move(saved);
+  state_valid_ = saved_valid;
+  return loss / double(n);
+}
+
+train::Metrics CharPtbExperiment::evaluate() {
+  const double ln2 = std::log(2.0);
+  const double vloss = eval_stream(valid_);
+  train::Metrics m{{"loss", vloss}, {"bpc", vloss / ln2}};
+  // The same rule as the Trainer's best: strictly lower than every earlier validation.
+  if (!outcome_.has_best || vloss / ln2 < outcome_.best_valid_bpc) {
+    const double tloss = eval_stream(test_);
+    m.push_back({"test_loss", tloss});
+    m.push_back({"test_bpc", tloss / ln2});
+    outcome_ = {true, vloss / ln2, cursor_, tloss / ln2};
+  }
+  return m;
+}
+
+std::vector<double> CharPtbExperiment::gradnorm_probe() {
+  core::Tensor saved = state_;
+  const bool saved_valid = state_valid_;
+  state_valid_ = false;
+  const int64_t L = load_segment(valid_, 0), b = valid_.B;
+  mask_.assign(size_t(L * b), 0.f);
+  std::fill(mask_.begin() + (L - 1) * b, mask_.end(), 1.f);
+  std::vector<double> norms;
+  run_segment(L, b, true, mask_.data(), &norms);
+  state_ = std::move(saved);
+  state_valid_ = saved_valid;
+  return norms;
+}
+
+void CharPtbExperiment::save_state(train::Checkpoint& ck) const {
+  const auto hex = [](double v) { return fmt::format("{:a}", v); };
+  ck.set_meta("char_ptb.cursor", std::to_string(cursor_));
+  ck.set_meta("char_ptb.has_best", outcome_.has_best ? "1" : "0");
+  ck.set_meta("char_ptb.best_valid_bpc", hex(outcome_.best_valid_bpc));
+  ck.set_meta("char_ptb.best_update", std::to_string(outcome_.best_update));
+  ck.set_meta("char_ptb.test_bpc", hex(outcome_.test_bpc));
+  ck.set_meta("char_ptb.state_valid", state_valid_ ? "1" : "0");
+  if (state_valid_)
+    ck.add_array("char_ptb.state", state_.shape(),
+                 std::vector<float>(state_.data(), state_.data() + state_.numel()));
+}
+
+void CharPtbExperiment::load_state(const train::Checkpoint& ck) {
+  const auto unhex = [&](const char* k) { return std::strtod(ck.meta_at(k).c_str(), nullptr); };
+  cursor_ = std::stoll(ck.meta_at("char_ptb.cursor"));
+  outcome_.has_best = ck.meta_at("char_ptb.has_best") == "1";
+  outcome_.best_valid_bpc = unhex("char_ptb.best_valid_bpc");
+  outcome_.best_update = std::stoll(ck.meta_at("char_ptb.best_update"));
+  outcome_.test_bpc = unhex("char_ptb.test_bpc");
+  state_valid_ = ck.meta_at("char_ptb.state_valid") == "1";
+  if (state_valid_) {
+    const auto& a = ck.array("char_ptb.state");
+    const core::Shape want{train_.B, rnn_->state_size()};
+    SB_CHECK(a.shape == want, "{}: carried state has shape {}, the model expects {}", ck.path,
+             a.shape.str(), want.str());
+    state_.resize(a.shape);
+    std::copy(a.data.begin(), a.data.end(), state_.data());
+  }
+}
+
+}  // namespace seqbench::apps

@@ -1,0 +1,190 @@
+// Character-level language modelling (Kerg et al. 2020's char-PTB; Miller & Hardt 2019):
+// embedding (V, E) -> recurrent layer (model.*) -> linear head (H, V), cross-entropy on
+// the next character at every step; the metric is bits per character, bpc = CE / ln 2.
+//
+// Batching (as the PyTorch word-LM example and Kerg et al.'s PTBtask.py): each split is
+// cut into B contiguous columns; an update is one segment of lm.seq_len steps (the
+// papers' "bptt 150") of all columns, with full BPTT inside the segment (train.bptt may
+// truncate further). With lm.carry_state the recurrent state after a segment is the
+// initial state of the next one (detached: no gradient crosses segments), reset to zero
+// at the start of each epoch and of each evaluation pass; without it every segment
+// starts from zero. The attentive models (rel_lstm, rel_rnn, mem_rnn) start every
+// segment with an empty attention memory (Kerg et al.'s code resets it at each segment
+// and carries only the hidden state).
+//
+// An epoch is ceil((n/B - 1) / seq_len) updates (the last segment may be shorter).
+// The reported number is the test BPC at the best validation, measured when that
+// validation happened.
+#pragma once
+
+#include <algorithm>
+#include <memory>
+
+#include "data/text_corpus.hpp"
+#include "nn/embedding.hpp"
+#include "nn/linear.hpp"
+#include "nn/model_config.hpp"
+#include "nn/sequence_layer.hpp"
+#include "optim/optim_config.hpp"
+#include "train/experiment.hpp"
+#include "train/train_config.hpp"
+
+namespace seqbench::apps {
+
+struct CharPtbDataConfig {
+  // Forwarded to data::load_corpus (lib/data/text_corpus.hpp).
+  std::string format = "text";  // ptb_char | ptb_word | wikitext | text
+  std::string dir = "data/brown";
+  std::string path;  // text only: one file split by the fractions below (when dir is empty)
+  std::string level = "char";
+  double valid_fraction = 0.05, test_fraction = 0.05;
+  int64_t min_count = 1;
+  // Names in tables, and caps that make small presets small.
+  std::string name = "brown";
+  bool stand_in = true;
+  int64_t train_tokens = 0;  // cap on the training stream (0 = all)
+  int64_t eval_tokens = 0;   // cap on the validation and on the test stream (0 = all)
+  int64_t eval_batch = 10;   // columns of the validation and test streams (Kerg et al.: 10)
+  bool check_epochs = true;  // train.eval_every must be a whole number of epochs
+
+  template <class V>
+  void visit(V& v) {
+    v("format", format, "corpus format: text | ptb_char | ptb_word | wikitext",
+      config::one_of({"text", "ptb_char", "ptb_word", "wikitext"}));
+    v("dir", dir, "directory with the split files (train/valid/test)");
+    v("path", path, "text only: one file cut into train | valid | test (when dir is empty)");
+    v("level", level, "tokens: char | word", config::one_of({"char", "word"}));
+    v("valid_fraction", valid_fraction, "path: fraction of the file for validation",
+      config::range(0.0, 1.0));
+    v("test_fraction", test_fraction, "path: fraction of the file for test", config::range(0.0, 1.0));
+    v("min_count", min_count, "tokens seen fewer times in train become <unk>", config::at_least(1));
+    v("name", name, "data set name in tables");
+    v("stand_in", stand_in, "tables mark the data as a stand-in (else real)");
+    v("train_tokens", train_tokens, "cap on training tokens (0 = all)", config::non_negative());
+    v("eval_tokens", eval_tokens, "cap on validation and test tokens each (0 = all)",
+      config::non_negative());
+    v("eval_batch", eval_batch, "columns of the validation and test streams", config::at_least(1));
+    v("check_epochs", check_epochs,
+      "require train.eval_every to be a multiple of the updates per epoch");
+  }
+};
+
+struct LmConfig {
+  int64_t embedding = 200;  // E
+  int64_t seq_len = 150;    // tokens per segment (one update); the papers' "bptt"
+  bool carry_state = true;  // the state after a segment starts the next one
+
+  template <class V>
+  void visit(V& v) {
+    v("embedding", embedding, "embedding size E", config::at_least(1));
+    v("seq_len", seq_len, "tokens per segment, one update each (the papers' bptt)",
+      config::at_least(1));
+    v("carry_state", carry_state,
+      "carry the recurrent state across segments (detached); false = zero state every segment");
+  }
+};
+
+struct CharPtbConfig {
+  CharPtbDataConfig data;
+  LmConfig lm;
+  nn::ModelConfig model;
+  optim::OptimConfig optim;
+  train::TrainConfig train;
+  train::OutputConfig output;
+
+  CharPtbConfig();
+
+  template <class V>
+  void visit(V& v) {
+    v("data", data, "corpus, split and caps");
+    v("lm", lm, "embedding, segment length, state carrying");
+    v("model", model, "the recurrent model");
+    v("optim", optim, "optimizer, clipping, schedule");
+    v("train", train, "training loop (an update is one segment)");
+    v("output", output, "where results go");
+  }
+};
+
+// The embedded default of `seqbench char_ptb --demo`: configs/char_ptb/lstm_small.yaml.
+extern const char* const kCharPtbDemoYaml;
+
+// A token stream cut into B columns: column b is tokens [b * cols, (b + 1) * cols); the
+// remainder n mod B is dropped (as batchify does).
+struct ColumnStream {
+  const int32_t* tokens = nullptr;
+  int64_t B = 0, cols = 0;
+  // Segments of at most L inputs: the targets need one token more.
+  int64_t segments(int64_t L) const { return cols > 1 ? (cols - 1 + L - 1) / L : 0; }
+  int64_t segment_len(int64_t i, int64_t L) const { return std::min(L, cols - 1 - i * L); }
+};
+
+class CharPtbExperiment : public train::Experiment {
+ public:
+  explicit CharPtbExperiment(const CharPtbConfig& cfg);
+
+  void init();
+
+  core::ParamStore& params() override { return ps_; }
+  train::Metrics train_step() override;
+  // Validation loss and bpc; when the validation is the best so far also test_loss and
+  // test_bpc.
+  train::Metrics evaluate() override;
+  std::string metric() const override { return "bpc"; }
+  bool higher_is_better() const override { return false; }
+  // ||dL/dh_t|| on the first validation segment from a zero state, L = the loss at the
+  // segment's last step.
+  std::vector<double> gradnorm_probe() override;
+  size_t held_bytes() override { return rnn_->held_bytes(); }
+  void after_update() override { rnn_->after_update(); }
+  void save_state(train::Checkpoint& ck) const override;
+  void load_state(const train::Checkpoint& ck) override;
+
+  struct Outcome {
+    bool has_best = false;
+    double best_valid_bpc = 0;
+    int64_t best_update = 0;
+    double test_bpc = 0;  // at the best validation
+  };
+  const Outcome& outcome() const { return outcome_; }
+  const data::Corpus& corpus() const { return corpus_; }
+  int64_t updates_per_epoch() const { return updates_per_epoch_; }
+  double epochs_done() const { return double(cursor_) / double(updates_per_epoch_); }
+  int64_t tokens(const ColumnStream& s) const { return s.B * s.cols; }
+  const ColumnStream& train_stream() const { return train_; }
+  const ColumnStream& valid_stream() const { return valid_; }
+  const ColumnStream& test_stream() const { return test_; }
+
+ private:
+  // Loads x_ (L, b, E) and targets for segment i of s; returns its length L.
+  int64_t load_segment(const ColumnStream& s, int64_t i);
+  // Forward (s0 = state_ or zero) and, when train, backward; final state -> state_
+  // (if lm.carry_state). mask (L*b) or null. Returns the mean loss over masked rows.
+  double run_segment(int64_t L, int64_t b, bool train, const float* mask,
+                     std::vector<double>* dh_norms);
+  double eval_stream(const ColumnStream& s);  // mean loss (nats) from a zero state
+
+  CharPtbConfig cfg_;
+  data::Corpus corpus_;
+  ColumnStream train_, valid_, test_;
+  int64_t V_ = 0, updates_per_epoch_ = 1;
+
+  core::ParamStore ps_;
+  std::unique_ptr<nn::Embedding> emb_;
+  std::unique_ptr<nn::SequenceLayer<float>> rnn_;
+  std::unique_ptr<nn::Linear> head_;
+
+  int64_t cursor_ = 0;  // training segments done
+  Outcome outcome_;
+
+  std::vector<int32_t> ids_, targets_;  // (L*b) time-major, row t*b + c
+  std::vector<float> mask_;             // (L*b)
+  // x (L,b,E) dx (L,b,E) h (L,b,H) dh (L,b,H) logits (L*b,V) dlogits (L*b,V)
+  core::Tensor x_, dx_, h_, dh_, logits_, dlogits_;
+  core::Tensor state_, next_state_;  // (b, S) carried state (zero rows = zero state)
+  bool state_valid_ = false;         // false: the next segment starts from zero
+};
+
+// `seqbench char_ptb ...` and the seqbench_char_ptb binary.
+int char_ptb_main(int argc, char** argv);
+
+}  // namespace seqbench::apps

@@ -1,0 +1,4 @@
+// seqbench_pmnist: the pMNIST experiment's own binary (same as `seqbench pmnist`).
+#include "apps/pmnist/pmnist_experiment.hpp"
+
+int main(int argc, char** argv) { return seqbench::apps::pmnist_main(argc, argv); }

@@ -1,0 +1,51 @@
+#include <fmt/format.h>
+
+#include "apps/pmnist/pmnist_experiment.hpp"
+#include "train/app.hpp"
+
+namespace seqbench::apps {
+
+int pmnist_main(int argc, char** argv) {
+  train::AppSpec<PmnistConfig, PmnistExperiment> spec;
+  spec.name = "pmnist";
+  spec.description =
+      "sequential and permuted MNIST: one pixel per step, classify the digit at the end "
+      "(docs/experiments/pmnist.md)";
+  spec.demo_yaml = kPmnistDemoYaml;
+  spec.identity = [](const PmnistConfig& c, PmnistExperiment& e) {
+    const std::string label = c.output.label.empty() ? c.model.cell : c.output.label;
+    const auto& o = e.outcome();
+    const auto num = [](double v) { return fmt::format("{:.6g}", v); };
+    return train::RunIdentity{
+        {"label", label},
+        {"task", c.data.permute ? "pmnist" : "smnist"},
+        {"T", std::to_string(e.steps_per_image())},
+        {"model", c.model.cell},
+        {"backend", c.model.backend},
+        {"hidden", std::to_string(c.model.hidden)},
+        {"params", std::to_string(e.params().size())},
+        {"batch", std::to_string(c.train.batch)},
+        {"optimizer", c.optim.name},
+        {"lr", fmt::format("{}", c.optim.lr)},
+        {"bptt", std::to_string(c.train.bptt)},
+        {"seed", std::to_string(c.train.seed)},
+        {"threads", std::to_string(core::num_threads())},
+        {"gemm", c.train.gemm},
+        {"data", fmt::format("{} ({})", c.data.name, c.data.stand_in ? "stand-in" : "real")},
+        {"permute_seed", c.data.permute ? std::to_string(c.data.permute_seed) : ""},
+        {"train_examples", std::to_string(e.n_train())},
+        {"valid_examples", std::to_string(e.n_valid())},
+        {"test_examples", std::to_string(e.n_test())},
+        {"updates_per_epoch", std::to_string(e.updates_per_epoch())},
+        {"epochs", num(e.epochs_done())},
+        {"best_epoch", o.has_best ? num(double(o.best_update) / double(e.updates_per_epoch())) : ""},
+        {"valid_acc", o.has_best ? num(o.best_valid_acc) : ""},
+        {"test_acc", o.has_best ? num(o.test_acc) : ""},
+        {"test_loss", o.has_best ? num(o.test_loss) : ""},
+        {"best_test_acc", o.best_test_acc >= 0 ? num(o.best_test_acc) : ""},
+    };
+  };
+  return train::run_app(argc, argv, spec);
+}
+
+}  // namespace seqbench::apps
