@@ -4,7 +4,6 @@
 #include <cmath>
 #include <vector>
 
-#include "nn/fast_math.hpp"
 #include "nn/parallel.hpp"
 
 namespace seqbench::nn {
@@ -24,8 +23,7 @@ CrossEntropyResult softmax_cross_entropy(core::ViewT<const T> logits, const int3
   const double inv = r.count > 0 ? 1.0 / r.count : 0.0;
   // Rows in parallel (a language model's B·N x V logits make this a large part of a
   // step); the per-row losses are summed in row order afterwards, so the loss does not
-  // depend on the thread count. exp runs once per logit (vectorised for float) and its
-  // values are kept in dlogits when there is one.
+  // depend on the thread count.
   std::vector<double> row_loss(static_cast<size_t>(n), 0.0);
   std::vector<char> row_correct(static_cast<size_t>(n), 0);
 #pragma omp parallel for schedule(static) if (n * c >= kRowParallelMin)
@@ -39,22 +37,22 @@ CrossEntropyResult softmax_cross_entropy(core::ViewT<const T> logits, const int3
       continue;
     }
     int64_t arg = 0;
-    T zmax = z[0];
+    double zmax = z[0];
     for (int64_t k = 1; k < c; ++k)
       if (z[k] > zmax) zmax = z[k], arg = k;
+    // In double, as before rows went parallel: the trajectories of the tuned presets
+    // (and the CopyLearns test) depend on these roundings.
     double sum = 0;
+    for (int64_t k = 0; k < c; ++k) sum += std::exp(double(z[k]) - zmax);
+    const double log_sum = std::log(sum) + zmax;
+    row_loss[static_cast<size_t>(i)] = m * (log_sum - double(z[y]));
     if (dz) {
-#pragma omp simd
-      for (int64_t k = 0; k < c; ++k) dz[k] = fast_exp(z[k] - zmax);
-      for (int64_t k = 0; k < c; ++k) sum += double(dz[k]);
-      const T scale = static_cast<T>(m * inv * grad_scale / sum);
-#pragma omp simd
-      for (int64_t k = 0; k < c; ++k) dz[k] *= scale;
-      dz[y] -= static_cast<T>(m * inv * grad_scale);
-    } else {
-      for (int64_t k = 0; k < c; ++k) sum += double(fast_exp(z[k] - zmax));
+      const double scale = m * inv * grad_scale;
+      for (int64_t k = 0; k < c; ++k) {
+        const double p = std::exp(double(z[k]) - log_sum);
+        dz[k] = static_cast<T>(scale * (p - (k == y ? 1.0 : 0.0)));
+      }
     }
-    row_loss[static_cast<size_t>(i)] = m * (std::log(sum) + double(zmax) - double(z[y]));
     row_correct[static_cast<size_t>(i)] = arg == y;
   }
   double total = 0;
