@@ -15,8 +15,10 @@
 #include "core/threads.hpp"
 #include "report/csv.hpp"
 #include "report/plots.hpp"
+#include "report/png.hpp"
 #include "report/run_id.hpp"
 #include "rl/minigrid/envs.hpp"
+#include "rl/minigrid/image.hpp"
 #include "train/app.hpp"
 #include "train/run_record.hpp"
 #include "train/signals.hpp"
@@ -72,12 +74,23 @@ void show(const rl::Env& env, const rl::Obs& obs) {
 
 // --play: one environment, actions from --actions or from stdin, the text render after
 // every step. Ends at the first finished episode of a script, or on "q" / end of input.
-int play(const std::string& name, const std::string& actions, uint64_t seed) {
+// Writes the current state as DIR/step_NNN.png when a PNG directory was asked for.
+void snapshot(const rl::Env& env, const std::string& png_dir) {
+  if (png_dir.empty()) return;
+  const rl::Image img = rl::render_image(env);
+  report::write_png(fmt::format("{}/step_{:03d}.png", png_dir, env.step_count()), img.width,
+                    img.height, img.rgb);
+}
+
+int play(const std::string& name, const std::string& actions, uint64_t seed,
+         const std::string& png_dir) {
   std::unique_ptr<rl::Env> env = rl::make_env(name, seed);
+  if (!png_dir.empty()) core::make_dirs(png_dir);
   const std::vector<rl::Action> script = actions.empty() ? std::vector<rl::Action>{} : parse_actions(actions);
   rl::Obs obs = env->reset();
   fmt::print("{} (seed {}): {}\nstep 0\n", env->name(), seed, env->mission().text);
   show(*env, obs);
+  snapshot(*env, png_dir);
   double ret = 0;
   auto act = [&](rl::Action a) {
     const rl::StepResult r = env->step(a);
@@ -85,6 +98,7 @@ int play(const std::string& name, const std::string& actions, uint64_t seed) {
     fmt::print("step {}: {} -> reward {:.4g}{}\n", env->step_count(), rl::action_name(a), r.reward,
                r.done ? (r.truncated && !r.terminated ? " (time limit)" : " (done)") : "");
     show(*env, r.obs);
+    snapshot(*env, png_dir);
     if (r.done) fmt::print("episode over: return {:.4g} in {} steps\n", ret, env->step_count());
     return r.done;
   };
@@ -112,6 +126,7 @@ int play(const std::string& name, const std::string& actions, uint64_t seed) {
       obs = env->reset();
       fmt::print("reset\n");
       show(*env, obs);
+      snapshot(*env, png_dir);
       continue;
     }
     try {
@@ -206,7 +221,7 @@ int minigrid_main(int argc, char** argv) {
   spec.identity = [&](const MinigridConfig& c, MinigridExperiment& e) {
     return identity(c, e, label_of(c));
   };
-  std::string play_env, actions;
+  std::string play_env, actions, png_dir;
   spec.add_options = [&](CLI::App& app) {
     app.add_option("--play", play_env,
                    "step environment ENV by hand (keys on stdin) and print it; no training")
@@ -214,11 +229,14 @@ int minigrid_main(int argc, char** argv) {
     app.add_option("--actions", actions,
                    "with --play: a scripted list, e.g. \"forward,left,pickup\" (l r f p d t work too)")
         ->option_text("LIST");
+    app.add_option("--png", png_dir, "with --play: also write every state as DIR/step_NNN.png")
+        ->option_text("DIR");
   };
   spec.action = [&](const MinigridConfig& c) -> int {
     if (!actions.empty() && play_env.empty()) throw core::UsageError("--actions needs --play ENV");
+    if (!png_dir.empty() && play_env.empty()) throw core::UsageError("--png needs --play ENV");
     if (play_env.empty()) return -1;
-    return play(play_env, actions, c.train.seed);
+    return play(play_env, actions, c.train.seed, png_dir);
   };
   // A frame budget becomes the number of minibatch updates (one Trainer update each).
   spec.adjust = [](MinigridConfig& c, MinigridExperiment& e) {
