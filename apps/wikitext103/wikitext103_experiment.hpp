@@ -76,16 +76,10 @@ struct Wikitext103LmConfig {
   }
 };
 
-// The Transformer's keys (docs/transformer.md). `cell` is not a key: train::run_app
-// names generated run ids after model.cell.
-struct Wikitext103ModelConfig : nn::TransformerConfig {
-  std::string cell = "transformer";
-};
-
 struct Wikitext103Config {
   Wikitext103DataConfig data;
   Wikitext103LmConfig lm;
-  Wikitext103ModelConfig model;
+  nn::TransformerConfig model;  // docs/transformer.md
   optim::OptimConfig optim;
   train::TrainConfig train;
   train::OutputConfig output;

@@ -12,6 +12,14 @@ int wikitext103_main(int argc, char** argv) {
       "word-level language modelling with Transformers of full, local, routing, random, SMYRF "
       "and LSH heads, perplexity (docs/experiments/wikitext103.md)";
   spec.demo_yaml = kWikitext103DemoYaml;
+  // Run ids after the head groups, shell-friendly: "local:2,routing:2" -> "local2-routing2".
+  spec.label = [](const Wikitext103Config& c) {
+    std::string id;
+    for (char ch : nn::head_groups_str(nn::parse_head_groups(c.model.attention, c.model.heads)))
+      if (ch == ',') id += '-';
+      else if (ch != ':') id += ch;
+    return id;
+  };
   spec.identity = [](const Wikitext103Config& c, Wikitext103Experiment& e) {
     const std::string attention = nn::head_groups_str(nn::parse_head_groups(c.model.attention,
                                                                             c.model.heads));
@@ -22,7 +30,7 @@ int wikitext103_main(int argc, char** argv) {
         {"label", label},
         {"task", "word_lm"},
         {"T", std::to_string(c.lm.seq_len)},
-        {"model", c.model.cell},
+        {"model", "transformer"},
         {"backend", "ours"},
         {"hidden", std::to_string(c.model.d_model)},
         {"params", std::to_string(e.params().size())},
