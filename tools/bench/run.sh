@@ -176,6 +176,23 @@ for tg in "${TARGETS[@]}"; do
   target_lines+=("| $label | $value$unit | $goal | $ok |")
 done
 
+# Numerical check: seqbench's multi-head attention block (full, causal) against PyTorch on
+# the same weights, through a checkpoint (tools/bench/torch_attention_check.py).
+attn_bin=$build/tools/bench/seqbench_attention_export
+attn_check="not run (no $attn_bin)"
+if [[ -x $attn_bin ]]; then
+  echo "running attention check against PyTorch ..." >&2
+  attn_ck=$(mktemp --suffix=.sbck)
+  if "$attn_bin" "$attn_ck" --attention full --B 2 --N 256 --E 64 --heads 4 >/dev/null &&
+     attn_check=$("$py" "$root/tools/bench/torch_attention_check.py" "$attn_ck" | tail -n 1); then
+    :
+  else
+    attn_check="FAILED: ${attn_check:-the export or the check did not run}"
+    failed=1
+  fi
+  rm -f "$attn_ck"
+fi
+
 mkdir -p "$out_dir"
 md=$out_dir/latest.md
 csv=$out_dir/latest.csv
@@ -196,6 +213,8 @@ json=$out_dir/bench-$stamp.json
   echo "| target | measured | goal | met |"
   echo "|---|---:|---|---|"
   printf '%s\n' "${target_lines[@]}"
+  echo
+  echo "Full causal multi-head attention, seqbench vs PyTorch on the same weights: $attn_check"
   echo
   echo "ours = seqbench's own cell, onednn = seqbench on oneDNN's LSTM primitive, torch = PyTorch"
   echo "(torch:nn.LSTM fused, torch:CELL a Python step loop as the papers' code runs custom cells);"
