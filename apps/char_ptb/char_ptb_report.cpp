@@ -2,35 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <map>
 
 #include "core/check.hpp"
+#include "report/markdown.hpp"
 
 namespace seqbench::apps {
-
-namespace {
-
-double number(const report::CsvTable& runs, size_t row, const std::string& col) {
-  const std::string& cell = runs.rows[row][size_t(runs.col(col))];
-  char* end = nullptr;
-  const double v = std::strtod(cell.c_str(), &end);
-  SB_CHECK(!cell.empty() && end && *end == '\0', "{}: row {}: column '{}' is not a number: '{}'",
-           runs.path, row + 2, col, cell);
-  return v;
-}
-
-std::string mean_sd(const std::vector<double>& v, int decimals) {
-  double mean = 0;
-  for (double x : v) mean += x / double(v.size());
-  if (v.size() < 2) return fmt::format("{:.{}f}", mean, decimals);
-  double ss = 0;
-  for (double x : v) ss += (x - mean) * (x - mean);
-  return fmt::format("{:.{}f} ± {:.{}f}", mean, decimals, std::sqrt(ss / double(v.size() - 1)),
-                     decimals);
-}
-
-}  // namespace
 
 const std::vector<CharPtbPaperNumber>& char_ptb_paper_numbers() {
   // PAPERS.md section 3, Table 1 (marked (?) there). Kerg et al.'s and Nguyen et al.'s
@@ -58,8 +35,8 @@ report::CsvTable char_ptb_table(const report::CsvTable& runs) {
     for (const auto& c : key_cols) key.push_back(runs.rows[r][size_t(runs.col(c))]);
     auto [it, fresh] = groups.try_emplace(key);
     if (fresh) order.push_back(key);
-    it->second.bpc.push_back(number(runs, r, "test_bpc"));
-    it->second.epochs.push_back(number(runs, r, "epochs"));
+    it->second.bpc.push_back(runs.number(r, "test_bpc"));
+    it->second.epochs.push_back(runs.number(r, "epochs"));
   }
   report::CsvTable t;
   t.path = runs.path;
@@ -72,7 +49,7 @@ report::CsvTable char_ptb_table(const report::CsvTable& runs) {
       if (key[1] == p.model) paper = p.value, source = p.source;
     double epochs = 0;
     for (double e : g.epochs) epochs += e / double(g.epochs.size());
-    t.rows.push_back({key[0], key[1], key[2], paper, source, mean_sd(g.bpc, 3),
+    t.rows.push_back({key[0], key[1], key[2], paper, source, report::mean_sd(g.bpc, 3),
                       std::to_string(g.bpc.size()), key[3], key[4], fmt::format("{:.3g}", epochs)});
   }
   return t;

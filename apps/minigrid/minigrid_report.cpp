@@ -9,22 +9,6 @@
 #include "core/fs.hpp"
 
 namespace seqbench::apps {
-namespace {
-
-double number(const report::CsvTable& t, size_t row, const std::string& col) {
-  const std::string& cell = t.rows[row][size_t(t.col(col))];
-  try {
-    size_t used = 0;
-    const double v = std::stod(cell, &used);
-    if (used == cell.size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw core::Error(fmt::format("{}: row {}: column '{}' is '{}', not a number", t.path, row + 2,
-                                col, cell));
-}
-
-}  // namespace
-
 report::CsvTable minigrid_table(const report::CsvTable& runs, double target) {
   report::CsvTable out;
   out.path = runs.path;
@@ -41,13 +25,13 @@ report::CsvTable minigrid_table(const report::CsvTable& runs, double target) {
       const report::CsvTable p = report::read_csv(ppo);
       double best = -1;
       for (size_t i = 0; i < p.rows.size(); ++i) {
-        const double ret = number(p, i, "return_mean");
+        const double ret = p.number(i, "return_mean");
         if (solved == "-" && ret >= target)
-          solved = fmt::format("{:.0f}", number(p, i, "frames"));
+          solved = fmt::format("{:.0f}", p.number(i, "frames"));
         best = std::max(best, ret);
       }
       if (!p.rows.empty()) {
-        final_ret = fmt::format("{:.3f}", number(p, p.rows.size() - 1, "return_mean"));
+        final_ret = fmt::format("{:.3f}", p.number(p.rows.size() - 1, "return_mean"));
         best_ret = fmt::format("{:.3f}", best);
       }
     }

@@ -2,36 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <map>
 
 #include "core/check.hpp"
+#include "report/markdown.hpp"
 
 namespace seqbench::apps {
-
-namespace {
-
-double number(const report::CsvTable& runs, size_t row, const std::string& col) {
-  const std::string& cell = runs.rows[row][size_t(runs.col(col))];
-  char* end = nullptr;
-  const double v = std::strtod(cell.c_str(), &end);
-  SB_CHECK(!cell.empty() && end && *end == '\0', "{}: row {}: column '{}' is not a number: '{}'",
-           runs.path, row + 2, col, cell);
-  return v;
-}
-
-// "92.31" or "92.31 ± 0.40" (sample standard deviation) for values already in %.
-std::string mean_sd(const std::vector<double>& v, int decimals) {
-  double mean = 0;
-  for (double x : v) mean += x / double(v.size());
-  if (v.size() < 2) return fmt::format("{:.{}f}", mean, decimals);
-  double ss = 0;
-  for (double x : v) ss += (x - mean) * (x - mean);
-  return fmt::format("{:.{}f} ± {:.{}f}", mean, decimals, std::sqrt(ss / double(v.size() - 1)),
-                     decimals);
-}
-
-}  // namespace
 
 const std::vector<PmnistPaperNumber>& pmnist_paper_numbers() {
   // PAPERS.md section 2 (Nguyen et al. 2020). The whole accuracy line is marked (?)
@@ -72,8 +48,8 @@ report::CsvTable pmnist_table(const report::CsvTable& runs) {
     for (const auto& c : key_cols) key.push_back(runs.rows[r][size_t(runs.col(c))]);
     auto [it, fresh] = groups.try_emplace(key);
     if (fresh) order.push_back(key);
-    it->second.acc.push_back(100.0 * number(runs, r, "test_acc"));
-    it->second.epochs.push_back(number(runs, r, "epochs"));
+    it->second.acc.push_back(100.0 * runs.number(r, "test_acc"));
+    it->second.epochs.push_back(runs.number(r, "epochs"));
   }
   report::CsvTable t;
   t.path = runs.path;
@@ -86,7 +62,7 @@ report::CsvTable pmnist_table(const report::CsvTable& runs) {
         paper = p.value;
     double epochs = 0;
     for (double e : g.epochs) epochs += e / double(g.epochs.size());
-    t.rows.push_back({key[0], key[1], key[2], key[3], paper, mean_sd(g.acc, 2),
+    t.rows.push_back({key[0], key[1], key[2], key[3], paper, report::mean_sd(g.acc, 2),
                       std::to_string(g.acc.size()), key[4], key[5], fmt::format("{:.3g}", epochs)});
   }
   return t;

@@ -25,17 +25,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-double parse_number(const CsvTable& runs, size_t row, const std::string& column) {
-  const std::string& cell = runs.rows[row][runs.col(column)];
-  char* end = nullptr;
-  const double v = cell.empty() ? 0.0 : std::strtod(cell.c_str(), &end);
-  if (cell.empty() || end != cell.c_str() + cell.size())
-    throw core::Error(fmt::format(
-        "{}:{}: column '{}' holds '{}', not a number (hint: is this a seqbench runs.csv?)",
-        runs.path, row + 2, column, cell));
-  return v;
-}
-
 // Sums for one group while the rows are scanned.
 struct Acc {
   CompareRow row;
@@ -101,14 +90,14 @@ CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts) {
     }
     Acc& g = groups[it->second];
     ++g.row.n;
-    g.sum_final += parse_number(runs, r, "final_metric");
-    g.sum_best += parse_number(runs, r, "best_metric");
-    g.sum_updates += parse_number(runs, r, "updates");
-    g.sum_ms += parse_number(runs, r, "ms_per_update");
-    g.sum_rss += parse_number(runs, r, "peak_rss_mb");
+    g.sum_final += runs.number(r, "final_metric");
+    g.sum_best += runs.number(r, "best_metric");
+    g.sum_updates += runs.number(r, "updates");
+    g.sum_ms += runs.number(r, "ms_per_update");
+    g.sum_rss += runs.number(r, "peak_rss_mb");
     // runs.csv writes -1 for "never reached" (or no target set).
-    const double upd = parse_number(runs, r, "updates_to_target");
-    const double sec = parse_number(runs, r, "seconds_to_target");
+    const double upd = runs.number(r, "updates_to_target");
+    const double sec = runs.number(r, "seconds_to_target");
     if (upd >= 0) {
       ++g.row.n_target;
       g.sum_upd_target += upd;

@@ -1,5 +1,6 @@
 #include "report/csv.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -159,6 +160,17 @@ int CsvTable::col(const std::string& name) const {
   for (size_t i = 0; i < columns.size(); ++i)
     if (columns[i] == name) return static_cast<int>(i);
   throw core::Error(fmt::format("{}: no column '{}' (columns: {})", path, name, joined(columns)));
+}
+
+double CsvTable::number(size_t row, const std::string& name) const {
+  const std::string& cell = rows[row][size_t(col(name))];
+  char* end = nullptr;
+  const double v = cell.empty() ? 0.0 : std::strtod(cell.c_str(), &end);
+  if (cell.empty() || end != cell.c_str() + cell.size())
+    throw core::Error(fmt::format(
+        "{}:{}: column '{}' holds '{}', not a number (hint: is this a seqbench runs.csv?)", path,
+        row + 2, name, cell));
+  return v;
 }
 
 bool CsvTable::has(const std::string& name) const {

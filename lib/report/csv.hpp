@@ -68,6 +68,9 @@ struct CsvTable {
   // Index of a column; throws naming the file and listing the columns it has.
   int col(const std::string& name) const;
   bool has(const std::string& name) const;
+  // The cell at (row, column) as a number; throws naming the file, line and column when
+  // it is empty or not a number.
+  double number(size_t row, const std::string& name) const;
 };
 
 // Reads a CSV written by CsvWriter (any RFC 4180 file; "\r\n" line ends accepted).

@@ -1,7 +1,10 @@
 #include "report/markdown.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "core/check.hpp"
 
@@ -116,6 +119,17 @@ std::string markdown_table(const std::vector<std::string>& header,
   out += "\n";
   for (size_t r = 1; r < cells.size(); ++r) out += line(cells[r]);
   return out;
+}
+
+std::string mean_sd(const std::vector<double>& values, int decimals) {
+  SB_CHECK(!values.empty(), "mean_sd: no values");
+  double mean = 0;
+  for (double x : values) mean += x / double(values.size());
+  if (values.size() < 2) return fmt::format("{:.{}f}", mean, decimals);
+  double ss = 0;
+  for (double x : values) ss += (x - mean) * (x - mean);
+  return fmt::format("{:.{}f} ± {:.{}f}", mean, decimals,
+                     std::sqrt(ss / double(values.size() - 1)), decimals);
 }
 
 }  // namespace seqbench::report

@@ -18,4 +18,8 @@ bool is_numeric_cell(std::string_view s);
 std::string markdown_table(const std::vector<std::string>& header,
                            const std::vector<std::vector<std::string>>& rows);
 
+// "92.31" for one value, "92.31 ± 0.40" (mean ± sample standard deviation) for several;
+// decimals digits after the point. values must not be empty.
+std::string mean_sd(const std::vector<double>& values, int decimals);
+
 }  // namespace seqbench::report

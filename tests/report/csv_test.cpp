@@ -1,5 +1,6 @@
 #include "report/csv.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -146,4 +147,20 @@ TEST(CsvWriter, RowsWritesABlockAndChecksEveryRow) {
   const auto t = report::read_csv(p);
   ASSERT_EQ(t.rows.size(), 3u);  // the rejected block wrote nothing
   EXPECT_EQ(t.rows[2][1], "2");
+}
+
+TEST(Csv, NumberReadsACellOrNamesFileLineAndColumn) {
+  const auto t = report::parse_csv("a,b\n1.5,x\n,2e-3\n", "runs.csv");
+  EXPECT_EQ(t.number(0, "a"), 1.5);
+  EXPECT_EQ(t.number(1, "b"), 2e-3);
+  for (auto [row, col] : {std::pair<size_t, const char*>{0, "b"}, {1, "a"}}) {
+    try {
+      t.number(row, col);
+      ADD_FAILURE() << "no error for row " << row << " column " << col;
+    } catch (const core::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fmt::format("runs.csv:{}: column '{}'", row + 2, col)),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }

@@ -31,3 +31,9 @@ TEST(Markdown, MixedColumnIsLeftAlignedAndRowsMustMatch) {
   EXPECT_EQ(t, "| x   |\n| --- |\n| 1   |\n| n/a |\n");
   EXPECT_THROW(report::markdown_table({"a", "b"}, {{"1"}}), core::Error);
 }
+
+TEST(Markdown, MeanSdOfOneAndOfSeveralValues) {
+  EXPECT_EQ(report::mean_sd({92.314}, 2), "92.31");
+  EXPECT_EQ(report::mean_sd({1.0, 2.0, 3.0}, 3), "2.000 ± 1.000");  // sample sd
+  EXPECT_THROW(report::mean_sd({}, 2), core::Error);
+}
