@@ -110,6 +110,8 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
       return core::kExitOk;
     }
 
+    // Before anything can start OpenMP threads (signals.hpp); unarmed until training.
+    install_interrupt_handler(false);
     core::set_threads(cfg.train.threads);
     backend::set_gemm_impl(backend::parse_gemm_impl(cfg.train.gemm));
     if (spec.action) {

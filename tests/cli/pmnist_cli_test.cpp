@@ -28,18 +28,18 @@ void put_u32(std::string& s, uint32_t v) {
 // n images of 4x4: the label's pixel is bright, the others dim noise, so the data is
 // learnable but not trivially constant.
 void write_idx(const std::string& dir, const std::string& images, const std::string& labels, int n,
-               uint32_t seed) {
+               uint32_t seed, int side = 4) {
   std::string img, lab;
   put_u32(img, 0x803);
   put_u32(img, uint32_t(n));
-  put_u32(img, 4);
-  put_u32(img, 4);
+  put_u32(img, uint32_t(side));
+  put_u32(img, uint32_t(side));
   put_u32(lab, 0x801);
   put_u32(lab, uint32_t(n));
   uint32_t x = seed;
   for (int i = 0; i < n; ++i) {
     const int label = i % 10;
-    for (int p = 0; p < 16; ++p) {
+    for (int p = 0; p < side * side; ++p) {
       x = x * 1664525u + 1013904223u;
       img.push_back(char(p == label ? 255 : (x >> 24) % 100));
     }
@@ -50,11 +50,11 @@ void write_idx(const std::string& dir, const std::string& images, const std::str
 }
 
 // 60 training images (the last 20 are validation), 20 test images.
-std::string tiny_mnist(const std::string& root) {
+std::string tiny_mnist(const std::string& root, int side = 4) {
   const std::string dir = root + "/mnist";
   fs::create_directories(dir);
-  write_idx(dir, "train-images-idx3-ubyte", "train-labels-idx1-ubyte", 60, 1);
-  write_idx(dir, "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte", 20, 2);
+  write_idx(dir, "train-images-idx3-ubyte", "train-labels-idx1-ubyte", 60, 1, side);
+  write_idx(dir, "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte", 20, 2, side);
   return dir;
 }
 
@@ -218,6 +218,35 @@ TEST(PmnistCli, InterruptedThenResumedEqualsUninterruptedBitForBit) {
   ASSERT_EQ(runs.rows.size(), 2u);
   for (const char* c : {"epochs", "best_epoch", "valid_acc", "test_acc", "test_loss", "final_loss"})
     EXPECT_EQ(cell(runs, c, 0), cell(runs, c, 1)) << c;
+}
+
+// A real SIGTERM (what timeout(1) and schedulers send) in the middle of training, at
+// several moments: the run finishes its update, writes the checkpoint, exits 130 and
+// resumes. Full-size images (T = 784) keep most of the time in oneDNN's LSTM kernels,
+// where a signal handler running on the compute thread's stack used to corrupt the heap.
+TEST(PmnistCli, RealSigtermMidTrainingCheckpointsAndResumes) {
+  const std::string dir = clitest::fresh_dir("x");
+  tiny_mnist(dir, 28);
+  clitest::write(dir + "/long.yaml", R"(data: {dir: mnist, valid_examples: 20}
+model: {hidden: 32}
+train: {batch: 10, steps: 100000, log_every: 1, eval_every: 4, threads: 1}
+output: {dir: results}
+)");
+  int k = 0;
+  for (const char* delay : {"0.4", "0.7", "1.0", "1.3", "1.6", "1.9"}) {
+    const std::string id = "sig" + std::to_string(k++);
+    // Wait for the first update, then for `delay` more seconds, and send SIGTERM.
+    const auto r = run("(" + kPmnist + " --config long.yaml --run-id " + id +
+                           " & p=$!; until grep -qs train results/pmnist/" + id +
+                           "/metrics.csv; do sleep 0.05; done; sleep " + delay +
+                           "; kill -TERM $p; wait $p)",
+                       dir);
+    EXPECT_EQ(r.code, 130) << "delay " << delay << ": " << r.err;
+    EXPECT_NE(r.err.find("checkpoint written"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::exists(dir + "/results/pmnist/" + id + "/checkpoint.sbck"));
+  }
+  const auto again = run(kPmnist + " --run-id sig0 --resume -q --set train.steps=60", dir);
+  EXPECT_EQ(again.code, 0) << again.err;
 }
 
 TEST(PmnistCli, EveryCommittedPresetResolvesAndTheDemoIsTheSmallLstm) {

@@ -6,6 +6,11 @@
 
 #include <cmath>
 #include <csignal>
+#include <chrono>
+#include <thread>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
 #include <cstdio>
 
 #include "train/signals.hpp"
@@ -116,7 +121,16 @@ TEST(Progress, TerminalWithoutUpdatesPrintsOnlyLines) {
   std::fclose(f);
 }
 
-TEST(Signals, FlagSetByTestHookAndByRealSigint) {
+namespace {
+// The watcher thread takes the signal asynchronously: wait for it to act.
+bool wait_for_interrupt() {
+  for (int i = 0; i < 500 && !seqbench::train::interrupted(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return seqbench::train::interrupted();
+}
+}  // namespace
+
+TEST(Signals, FlagSetByTestHookAndByRealSignals) {
   using namespace seqbench::train;
   clear_interrupted();
   EXPECT_FALSE(interrupted());
@@ -126,26 +140,57 @@ TEST(Signals, FlagSetByTestHookAndByRealSigint) {
   EXPECT_FALSE(interrupted());
 
   install_interrupt_handler();
-  std::raise(SIGTERM);  // handled synchronously on this thread
-  EXPECT_TRUE(interrupted());
+  ::kill(::getpid(), SIGTERM);  // process-directed, as timeout(1) or kill(1) send it
+  EXPECT_TRUE(wait_for_interrupt());
   EXPECT_EQ(interrupt_signal(), SIGTERM);
   clear_interrupted();
-  std::raise(SIGINT);  // first SIGINT only sets the flag
-  EXPECT_TRUE(interrupted());
+  ::kill(::getpid(), SIGINT);  // the first SIGINT only sets the flag
+  EXPECT_TRUE(wait_for_interrupt());
   EXPECT_EQ(interrupt_signal(), SIGINT);
   clear_interrupted();
   restore_default_handlers();
   EXPECT_FALSE(interrupted());
 }
 
+// Threads started after install block the signals too, so none of them can be
+// interrupted in the middle of its work (what corrupted oneDNN's kernels).
+TEST(Signals, ThreadsStartedLaterBlockThem) {
+  using namespace seqbench::train;
+  install_interrupt_handler(false);
+  bool blocked = false;
+  std::thread([&] {
+    sigset_t mask;
+    pthread_sigmask(SIG_BLOCK, nullptr, &mask);
+    blocked = sigismember(&mask, SIGINT) == 1 && sigismember(&mask, SIGTERM) == 1;
+  }).join();
+  EXPECT_TRUE(blocked);
+  restore_default_handlers();
+}
+
 TEST(SignalsDeathTest, SecondSigintForceQuits) {
   using namespace seqbench::train;
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // this process has a watcher thread
   EXPECT_EXIT(
       {
         install_interrupt_handler();
-        std::raise(SIGINT);
-        std::raise(SIGINT);
+        ::kill(::getpid(), SIGINT);
+        wait_for_interrupt();
+        ::kill(::getpid(), SIGINT);
+        std::this_thread::sleep_for(std::chrono::seconds(5));
         std::_Exit(0);  // not reached
       },
       ::testing::KilledBySignal(SIGINT), "interrupted");
+}
+
+TEST(SignalsDeathTest, UnarmedSignalTakesDefaultAction) {
+  using namespace seqbench::train;
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // this process has a watcher thread
+  EXPECT_EXIT(
+      {
+        install_interrupt_handler(false);
+        ::kill(::getpid(), SIGTERM);
+        std::this_thread::sleep_for(std::chrono::seconds(5));
+        std::_Exit(0);  // not reached
+      },
+      ::testing::KilledBySignal(SIGTERM), "");
 }
