@@ -24,8 +24,9 @@ void ensure(core::Tensor& t, core::Shape s) {
 }  // namespace
 
 DnnlLstmLayer::DnnlLstmLayer(core::ParamStore& ps, const std::string& name, int64_t input,
-                             int64_t hidden, double forget_bias)
-    : reference_(LstmCell<float>(ps, name, input, hidden), 0, forget_bias),
+                             int64_t hidden, double forget_bias,
+                             Recurrent<LstmCell<float>>::InitFn init_fn)
+    : reference_(LstmCell<float>(ps, name, input, hidden), 0, forget_bias, std::move(init_fn)),
       dnnl_(input, hidden) {}
 
 void DnnlLstmLayer::forward(core::ConstView x, core::ConstView s0, core::View y) {

@@ -14,8 +14,9 @@ namespace seqbench::nn {
 
 class DnnlLstmLayer : public SequenceLayer<float> {
  public:
+  // init_fn: as Recurrent's (replaces cell.init(rng, forget_bias) when given).
   DnnlLstmLayer(core::ParamStore& ps, const std::string& name, int64_t input, int64_t hidden,
-                double forget_bias);
+                double forget_bias, Recurrent<LstmCell<float>>::InitFn init_fn = {});
 
   int64_t input_size() const override { return reference_.input_size(); }
   int64_t hidden() const override { return reference_.hidden(); }

@@ -102,6 +102,17 @@ void orthogonal(core::Rng& rng, T* w, int64_t rows, int64_t cols, double gain) {
 }
 
 template <class T>
+void chrono_lstm_biases(core::Rng& rng, T* b, int64_t hidden, double tmax) {
+  SB_CHECK(hidden > 0, "chrono_lstm_biases: hidden must be positive, got {}", hidden);
+  SB_CHECK(tmax > 2.0, "chrono_lstm_biases: tmax must exceed 2, got {}", tmax);
+  for (int64_t j = 0; j < hidden; ++j) {
+    const double bf = std::log(rng.uniform(1.0, tmax - 1.0));
+    b[hidden + j] = static_cast<T>(bf);
+    b[j] = static_cast<T>(-bf);
+  }
+}
+
+template <class T>
 void identity(T* w, int64_t n, double scale) {
   SB_CHECK(n > 0, "identity: size must be positive, got {}", n);
   for (int64_t i = 0; i < n; ++i)
@@ -157,6 +168,8 @@ template void xavier_uniform<float>(core::Rng&, float*, int64_t, int64_t, int64_
 template void xavier_uniform<double>(core::Rng&, double*, int64_t, int64_t, int64_t, int64_t);
 template void orthogonal<float>(core::Rng&, float*, int64_t, int64_t, double);
 template void orthogonal<double>(core::Rng&, double*, int64_t, int64_t, double);
+template void chrono_lstm_biases<float>(core::Rng&, float*, int64_t, double);
+template void chrono_lstm_biases<double>(core::Rng&, double*, int64_t, double);
 template void identity<float>(float*, int64_t, double);
 template void identity<double>(double*, int64_t, double);
 template void henaff<float>(core::Rng&, float*, int64_t);

@@ -7,6 +7,7 @@
 //   xavier_uniform  rows*cols uniforms, row-major
 //   orthogonal      rows*cols standard normals, row-major, for the (rows, cols) matrix G
 //   henaff          n/2 (rounded down) uniforms θ_0, θ_1, ...
+//   chrono          H uniforms u_0, u_1, ... (one per unit)
 #pragma once
 
 #include <cstdint>
@@ -32,6 +33,13 @@ void xavier_uniform(core::Rng& rng, T* w, int64_t fan_in, int64_t fan_out, int64
 // zeroing it, as torch's sign() would.
 template <class T>
 void orthogonal(core::Rng& rng, T* w, int64_t rows, int64_t cols, double gain = 1.0);
+
+// Chrono initialisation of LSTM gate biases (Tallec & Ollivier 2018), for dependencies up
+// to about tmax steps: b (4H) in the gate order (i, f, c̃, o) gets b_f[j] = log(u_j) with
+// u_j ~ U(1, tmax - 1), and b_i[j] = -b_f[j]; the c̃ and o biases are left as they are.
+// The forget gates then start with time constants spread over 1 .. tmax steps.
+template <class T>
+void chrono_lstm_biases(core::Rng& rng, T* b, int64_t hidden, double tmax);
 
 // w (n, n) = scale * I (Le et al. 2015, IRNN).
 template <class T>

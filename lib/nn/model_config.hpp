@@ -14,6 +14,7 @@ struct ModelConfig {
   std::string backend = "ours";  // ours: our cell + Recurrent driver; onednn: oneDNN's LSTM primitive
   double forget_bias = 0.0;      // added to the forget gate's bias at init
   std::string init = "default";  // default (PyTorch-style) | momentum_paper (momentum cells)
+  double chrono_tmax = 0.0;      // lstm, stable_lstm: chrono gate biases for lags up to tmax (0 = off)
   // rnn
   std::string nonlinearity = "tanh";      // tanh | relu | modrelu
   std::string recurrent_init = "xavier";  // xavier | orthogonal | identity | henaff
@@ -47,6 +48,10 @@ struct ModelConfig {
     v("forget_bias", forget_bias, "added to the forget-gate bias at init");
     v("init", init, "default | momentum_paper (input orthogonal, recurrent identity; momentum cells)",
       config::one_of({"default", "momentum_paper"}));
+    v("chrono_tmax", chrono_tmax,
+      "lstm / stable_lstm: chrono init of the gate biases (Tallec & Ollivier 2018), b_f = "
+      "log U(1, tmax-1), b_i = -b_f; 0 = off",
+      config::non_negative());
     v("nonlinearity", nonlinearity, "rnn: tanh | relu | modrelu",
       config::one_of({"tanh", "relu", "modrelu"}));
     v("recurrent_init", recurrent_init, "rnn: xavier | orthogonal | identity | henaff",

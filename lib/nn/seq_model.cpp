@@ -8,6 +8,7 @@
 #include "nn/cells/momentum.hpp"
 #include "nn/cells/rnn.hpp"
 #include "nn/dnnl_lstm_layer.hpp"
+#include "nn/init.hpp"
 #include "nn/recurrent.hpp"
 #include "nn/sab.hpp"
 #include "optim/projection.hpp"
@@ -16,12 +17,12 @@ namespace seqbench::nn {
 
 namespace {
 
-// A Recurrent<Cell> whose init() follows model.init.
+// A Recurrent<Cell> whose init() is init_fn if given, else follows model.init.
 template <class Cell>
 std::unique_ptr<SequenceLayer<float>> driven(Cell cell, const ModelConfig& cfg, int64_t bptt,
-                                             typename Recurrent<Cell>::UpdateFn after = {}) {
-  typename Recurrent<Cell>::InitFn init_fn;
-  if (cfg.init == "momentum_paper") {
+                                             typename Recurrent<Cell>::UpdateFn after = {},
+                                             typename Recurrent<Cell>::InitFn init_fn = {}) {
+  if (!init_fn && cfg.init == "momentum_paper") {
     if constexpr (requires(Cell& c, core::Rng& r) { c.init_momentum_paper(r, 1.0); }) {
       const double fb = cfg.forget_bias;
       init_fn = [fb](Cell& c, core::Rng& rng) { c.init_momentum_paper(rng, fb); };
@@ -34,6 +35,26 @@ std::unique_ptr<SequenceLayer<float>> driven(Cell cell, const ModelConfig& cfg, 
   }
   return std::make_unique<Recurrent<Cell>>(std::move(cell), bptt, cfg.forget_bias,
                                            std::move(init_fn), std::move(after));
+}
+
+// model.chrono_tmax for the cells built on LstmCell: their init, or {} when it is off.
+Recurrent<LstmCell<float>>::InitFn lstm_init(const ModelConfig& cfg) {
+  if (cfg.chrono_tmax == 0) return {};
+  if (cfg.chrono_tmax <= 2)
+    throw core::UsageError(fmt::format(
+        "model.chrono_tmax = {} must exceed 2: the longest lag, in steps, the forget gates "
+        "start for (hint: the sequence length, or 0 for off)",
+        cfg.chrono_tmax));
+  if (cfg.forget_bias != 0)
+    throw core::UsageError(fmt::format(
+        "model.chrono_tmax sets the forget-gate biases, so model.forget_bias = {} would be "
+        "ignored (hint: model.forget_bias: 0)",
+        cfg.forget_bias));
+  const double tmax = cfg.chrono_tmax;
+  return [tmax](LstmCell<float>& c, core::Rng& rng) {
+    c.init(rng, 0.0);
+    chrono_lstm_biases(rng, c.b().value, c.hidden(), tmax);
+  };
 }
 
 MomentumOptions momentum_options(const ModelConfig& cfg) {
@@ -58,6 +79,10 @@ std::unique_ptr<SequenceLayer<float>> make_recurrent(const ModelConfig& cfg, cor
   if (cfg.backend == "onednn" && cfg.cell != "lstm")
     throw core::UsageError(fmt::format(
         "model.backend: onednn runs the plain lstm only, not '{}' (hint: model.backend: ours)",
+        cfg.cell));
+  if (cfg.chrono_tmax != 0 && cfg.cell != "lstm" && cfg.cell != "stable_lstm")
+    throw core::UsageError(fmt::format(
+        "model.chrono_tmax applies to lstm and stable_lstm, not '{}' (hint: model.chrono_tmax: 0)",
         cfg.cell));
   if (cfg.cell == "mem_rnn" || cfg.cell == "rel_rnn" || cfg.cell == "rel_lstm") {
     AttentiveOptions o;
@@ -105,7 +130,8 @@ std::unique_ptr<SequenceLayer<float>> make_recurrent(const ModelConfig& cfg, cor
                       st.forget_bias_bound =
                           std::max(st.forget_bias_bound, double(std::abs(c.b().value[H + j])));
                     optim::project_lstm(c.w_x().value, input, c.w_h().value, H, st);
-                  });
+                  },
+                  lstm_init(cfg));
   }
   if (cfg.cell == "momentum_rnn")
     return driven(MomentumRnnCell<float>(ps, name, input, cfg.hidden, momentum_options(cfg)), cfg,
@@ -124,9 +150,10 @@ std::unique_ptr<SequenceLayer<float>> make_recurrent(const ModelConfig& cfg, cor
             "model.backend: onednn runs full BPTT only, but train.bptt = {} (hint: set "
             "model.backend: ours for truncated BPTT)",
             bptt));
-      return std::make_unique<DnnlLstmLayer>(ps, name, input, cfg.hidden, cfg.forget_bias);
+      return std::make_unique<DnnlLstmLayer>(ps, name, input, cfg.hidden, cfg.forget_bias,
+                                             lstm_init(cfg));
     }
-    return driven(LstmCell<float>(ps, name, input, cfg.hidden), cfg, bptt);
+    return driven(LstmCell<float>(ps, name, input, cfg.hidden), cfg, bptt, {}, lstm_init(cfg));
   }
   throw core::UsageError(fmt::format(
       "model.cell: unknown cell '{}' (have: lstm, rnn, momentum_lstm, adam_lstm, rmsprop_lstm, "

@@ -90,3 +90,57 @@ TEST(LstmOneDnn, TruncationIsRejectedWithAHint) {
     EXPECT_NE(std::string(e.what()).find("model.backend: ours"), std::string::npos);
   }
 }
+
+// model.chrono_tmax: both backends get b_f = log U(1, tmax-1) and b_i = -b_f, the same
+// for the same seed, while the weights are the default init's draws.
+TEST(LstmChronoInit, GateBiasesSpreadOverLagsOnBothBackends) {
+  const int64_t H = 64;
+  const double tmax = 784;
+  std::vector<std::vector<float>> biases;
+  for (const char* backend : {"ours", "onednn"}) {
+    core::ParamStore ps;
+    nn::ModelConfig cfg;
+    cfg.backend = backend;
+    cfg.hidden = H;
+    cfg.chrono_tmax = tmax;
+    auto layer = nn::make_recurrent(cfg, ps, "rnn", 1, 0);
+    ps.finalize(0);
+    core::Rng rng(7);
+    layer->init(rng);
+    const float* b = ps.get("rnn.b").value;
+    double lo = 1e9, hi = -1e9;
+    for (int64_t j = 0; j < H; ++j) {
+      EXPECT_EQ(b[j], -b[H + j]) << j;
+      lo = std::min(lo, double(b[H + j]));
+      hi = std::max(hi, double(b[H + j]));
+    }
+    EXPECT_GE(lo, 0.0);
+    EXPECT_LE(hi, std::log(tmax - 1) + 1e-6);
+    EXPECT_GT(hi - lo, 3.0) << "64 draws of log U(1, 783) should spread over several units";
+    biases.emplace_back(b, b + 4 * H);
+  }
+  EXPECT_EQ(biases[0], biases[1]);
+}
+
+TEST(LstmChronoInit, MisuseIsAUsageErrorWithAHint) {
+  auto message = [](nn::ModelConfig cfg) -> std::string {
+    core::ParamStore ps;
+    try {
+      nn::make_recurrent(cfg, ps, "rnn", 1, 0);
+    } catch (const core::UsageError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  nn::ModelConfig cfg;
+  cfg.chrono_tmax = 2;
+  EXPECT_NE(message(cfg).find("must exceed 2"), std::string::npos);
+  cfg.chrono_tmax = 100;
+  cfg.forget_bias = 1;
+  EXPECT_NE(message(cfg).find("model.forget_bias: 0"), std::string::npos);
+  cfg.forget_bias = 0;
+  cfg.cell = "rel_lstm";
+  EXPECT_NE(message(cfg).find("applies to lstm and stable_lstm"), std::string::npos);
+  cfg.cell = "stable_lstm";
+  EXPECT_EQ(message(cfg), "no error");
+}
