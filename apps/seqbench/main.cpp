@@ -8,6 +8,7 @@
 
 #include "apps/char_ptb/char_ptb_experiment.hpp"
 #include "apps/copy/copy_experiment.hpp"
+#include "apps/imagenet64/imagenet64_experiment.hpp"
 #include "apps/minigrid/minigrid_experiment.hpp"
 #include "apps/pmnist/pmnist_experiment.hpp"
 #include "apps/stability/stability_main.hpp"
@@ -35,6 +36,8 @@ const Entry kExperiments[] = {
      "character-level language modelling, bits per character (data/brown stand-in)"},
     {"wikitext103", seqbench::apps::wikitext103_main,
      "word-level Transformer LM, full/local/routing/random/smyrf/lsh heads (Brown stand-in)"},
+    {"imagenet64", seqbench::apps::imagenet64_main,
+     "pixel-level image Transformer, bits/dim, same head kinds (MNIST stand-in)"},
     {"minigrid", seqbench::apps::minigrid_main,
      "MiniGrid RL: PPO with lstm / rel_lstm / momentum_lstm agents (C++ environments)"},
     {"stability", seqbench::apps::stability_main,

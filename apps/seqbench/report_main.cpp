@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "apps/char_ptb/char_ptb_report.hpp"
+#include "apps/imagenet64/imagenet64_report.hpp"
 #include "apps/minigrid/minigrid_report.hpp"
 #include "apps/pmnist/pmnist_report.hpp"
 #include "config/cli.hpp"
@@ -86,6 +87,11 @@ const TableReport kTables[] = {
      "Paper numbers are on char-PTB; a stand-in corpus gives different values. (?) = "
      "recalled, not yet checked against the paper.",
      char_ptb_table},
+    {"imagenet64", "the pixel-level image modelling table (test bits/dim) beside the paper's",
+     "Pixel-level image modelling: test bits per dimension (subpixel) at the best validation.\n"
+     "Paper numbers: Roy et al. 2021 on ImageNet64; a stand-in data set gives different "
+     "values. (?) = recalled, not yet checked against the paper.",
+     imagenet64_table},
     {"minigrid", "frames to solve and final return per environment, core and seed",
      "MiniGrid (C++ reimplementation), PPO: frames until the mean return of the last "
      "episodes first reached 0.9, and the final / best mean return.",

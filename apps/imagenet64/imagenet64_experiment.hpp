@@ -1,0 +1,156 @@
+// Pixel-level autoregressive image modelling with a decoder-only Transformer
+// (lib/nn/transformer.hpp): the Routing Transformer's ImageNet64 experiment (Roy et al.
+// 2021, after the Image Transformer and the Sparse Transformer) and its ablations (full,
+// local, routing, random, SMYRF, LSH heads). The metric is bits per dimension,
+// bpd = mean next-subpixel cross-entropy in nats / ln 2 over every subpixel of every image.
+//
+// Sequences: one image is one sequence of N = S*S*C tokens (lib/data/imagenet64.hpp:
+// raster order, channels interleaved per pixel), vocabulary 256. The model reads the
+// image shifted right by one: input 0 is a fixed start token, the value 0, and input t
+// (t >= 1) is subpixel t - 1; output t predicts subpixel t. So every subpixel, the first
+// included, is predicted and counted (the learned position embedding tells the start
+// apart from a black subpixel).
+//
+// Data: data.format imagenet64 reads the Downsampled ImageNet npz batches; mnist reads
+// IDX files (MNIST, or Fashion-MNIST under the same names) as one-channel images, the
+// stand-in here. Validation is the last data.valid_images of the training images read;
+// the test set is the test split (MNIST t10k, ImageNet val_data.npz).
+//
+// Batching: an update takes B training images; the order is a fresh permutation per
+// epoch drawn from (train.seed, epoch), so a resumed run continues the same order.
+// An epoch is floor(n_train / B) updates. Validation and test score every image once,
+// data.eval_batch images at a time.
+//
+// Randomness as in wikitext103: evaluations start their random draws at kEvalDraws and
+// leave the training draws, dropout stream and routing centroids untouched.
+// The reported number is the test bpd at the best validation, measured when that
+// validation happened.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "data/imagenet64.hpp"
+#include "nn/transformer.hpp"
+#include "optim/optim_config.hpp"
+#include "train/experiment.hpp"
+#include "train/train_config.hpp"
+
+namespace seqbench::apps {
+
+struct Imagenet64DataConfig {
+  std::string format = "mnist";  // mnist (IDX files) | imagenet64 (npz batches)
+  std::string dir = "data/mnist";
+  int64_t image_side = 64;      // imagenet64: side of the stored images (64 or 32)
+  std::string name = "mnist";   // in tables
+  bool stand_in = true;
+  int64_t train_images = 0;     // cap on training images (0 = all)
+  int64_t valid_images = 5000;  // held out from the end of the training images read
+  int64_t test_images = 0;      // cap on test images (0 = all)
+  int64_t eval_batch = 8;       // images per validation / test forward
+
+  template <class V>
+  void visit(V& v) {
+    v("format", format, "mnist (IDX files, one channel) | imagenet64 (npz batches, RGB)",
+      config::one_of({"mnist", "imagenet64"}));
+    v("dir", dir, "directory with the data files (docs/experiments/imagenet64.md)");
+    v("image_side", image_side, "imagenet64: side S of the stored images (64, or 32)",
+      config::at_least(1));
+    v("name", name, "data set name in tables");
+    v("stand_in", stand_in, "tables mark the data as a stand-in (else real)");
+    v("train_images", train_images, "cap on training images (0 = all)", config::non_negative());
+    v("valid_images", valid_images, "validation images, held out from the end of the training "
+      "images read", config::at_least(1));
+    v("test_images", test_images, "cap on test images (0 = all)", config::non_negative());
+    v("eval_batch", eval_batch, "images per validation / test forward", config::at_least(1));
+  }
+};
+
+struct Imagenet64Config {
+  Imagenet64DataConfig data;
+  nn::TransformerConfig model;  // docs/transformer.md
+  optim::OptimConfig optim;
+  train::TrainConfig train;
+  train::OutputConfig output;
+
+  Imagenet64Config();
+
+  template <class V>
+  void visit(V& v) {
+    v("data", data, "images, split and caps");
+    v("model", model, "the Transformer (docs/transformer.md); its context is one image");
+    v("optim", optim, "optimizer, clipping, schedule");
+    v("train", train, "training loop (an update is train.batch images)");
+    v("output", output, "where results go");
+  }
+};
+
+// The embedded default of `seqbench imagenet64 --demo`: configs/imagenet64/routing_small.yaml.
+extern const char* const kImagenet64DemoYaml;
+
+class Imagenet64Experiment : public train::Experiment {
+ public:
+  static constexpr int64_t kVocab = 256;
+  static constexpr int32_t kStartToken = 0;
+
+  explicit Imagenet64Experiment(const Imagenet64Config& cfg);
+
+  void init();
+
+  core::ParamStore& params() override { return ps_; }
+  train::Metrics train_step() override;
+  // Validation loss and bpd; when the validation is the best so far also test_loss and
+  // test_bpd.
+  train::Metrics evaluate() override;
+  std::string metric() const override { return "bpd"; }
+  bool higher_is_better() const override { return false; }
+  // ||dL/dx_t|| on the first validation images, L = the loss of the last subpixel.
+  std::vector<double> gradnorm_probe() override;
+  size_t held_bytes() override;
+  void save_state(train::Checkpoint& ck) const override;
+  void load_state(const train::Checkpoint& ck) override;
+
+  struct Outcome {
+    bool has_best = false;
+    double best_valid_bpd = 0;
+    int64_t best_update = 0;
+    double test_bpd = 0;  // at the best validation
+  };
+  const Outcome& outcome() const { return outcome_; }
+  const nn::TransformerLM& model() const { return *model_; }
+  int64_t updates_per_epoch() const { return updates_per_epoch_; }
+  double epochs_done() const { return double(cursor_) / double(updates_per_epoch_); }
+  const data::ImageSet& train_set() const { return train_; }
+  const data::ImageSet& valid_set() const { return valid_; }
+  const data::ImageSet& test_set() const { return test_; }
+  int64_t tokens_per_image() const { return N_; }
+
+  static constexpr uint64_t kEvalDraws = uint64_t(1) << 48;
+
+ private:
+  // Fills ids_ and targets_ (b, N) from the images idx[0..b).
+  void load_images(const data::ImageSet& s, const int64_t* idx, int64_t b);
+  double eval_set(const data::ImageSet& s);  // mean loss (nats) per subpixel
+  void ensure_order(int64_t epoch);
+
+  Imagenet64Config cfg_;
+  data::ImageSet train_, valid_, test_;
+  int64_t N_ = 0, updates_per_epoch_ = 1;
+
+  core::ParamStore ps_;
+  std::unique_ptr<nn::TransformerLM> model_;
+  int64_t cursor_ = 0;  // training updates done
+  Outcome outcome_;
+  std::vector<int64_t> order_;  // this epoch's permutation of the training images
+  int64_t order_epoch_ = -1;
+
+  std::vector<int64_t> idx_;
+  std::vector<int32_t> ids_, targets_;  // (b, N) row-major
+  std::vector<float> mask_;             // (b N)
+  core::Tensor logits_, dlogits_;       // (b N, 256)
+};
+
+// `seqbench imagenet64 ...` and the seqbench_imagenet64 binary.
+int imagenet64_main(int argc, char** argv);
+
+}  // namespace seqbench::apps

@@ -1,0 +1,78 @@
+#include "apps/imagenet64/imagenet64_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "core/check.hpp"
+#include "report/markdown.hpp"
+
+namespace seqbench::apps {
+
+const std::vector<Imagenet64PaperNumber>& imagenet64_paper_numbers() {
+  // PAPERS.md section 5 (Roy et al. 2021): ImageNet-64 3.43 bits/dim for the Routing
+  // Transformer (local and routing heads), local attention alone 3.48, marked (?) there.
+  static const std::vector<Imagenet64PaperNumber> numbers{
+      {"local+routing", "3.43", "Roy et al. 2021"},
+      {"routing", "3.43", "Roy et al. 2021"},
+      {"local", "3.48 (?)", "Roy et al. 2021"},
+  };
+  return numbers;
+}
+
+std::string attention_kinds(const std::string& attention) {
+  std::vector<std::string> kinds;
+  size_t at = 0;
+  while (at <= attention.size()) {
+    size_t end = attention.find(',', at);
+    if (end == std::string::npos) end = attention.size();
+    std::string kind = attention.substr(at, end - at);
+    kind = kind.substr(0, kind.find(':'));
+    if (!kind.empty() && std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+      kinds.push_back(kind);
+    at = end + 1;
+  }
+  std::string out;
+  for (const auto& k : kinds) out += (out.empty() ? "" : "+") + k;
+  return out;
+}
+
+report::CsvTable imagenet64_table(const report::CsvTable& runs) {
+  const std::vector<std::string> key_cols{"label", "attention", "data", "image_size",
+                                          "train_images"};
+  for (const auto& c : key_cols) (void)runs.col(c);  // a missing column fails here, named
+  const int test_col = runs.col("test_bpd");
+  (void)runs.col("updates");
+  struct Group {
+    std::vector<double> bpd, updates;
+  };
+  std::map<std::vector<std::string>, Group> groups;
+  std::vector<std::vector<std::string>> order;  // first appearance
+  for (size_t r = 0; r < runs.rows.size(); ++r) {
+    if (runs.rows[r][size_t(test_col)].empty()) continue;
+    std::vector<std::string> key;
+    for (const auto& c : key_cols) key.push_back(runs.rows[r][size_t(runs.col(c))]);
+    auto [it, fresh] = groups.try_emplace(key);
+    if (fresh) order.push_back(key);
+    it->second.bpd.push_back(runs.number(r, "test_bpd"));
+    it->second.updates.push_back(runs.number(r, "updates"));
+  }
+  report::CsvTable t;
+  t.path = runs.path;
+  t.columns = {"label", "attention", "data", "image", "paper", "ours", "n", "train", "updates"};
+  for (const auto& key : order) {
+    const Group& g = groups[key];
+    std::string paper = "—";
+    const std::string kinds = attention_kinds(key[1]);
+    for (const auto& p : imagenet64_paper_numbers())
+      if (kinds == p.kinds) paper = p.value;
+    double updates = 0;
+    for (double u : g.updates) updates += u / double(g.updates.size());
+    t.rows.push_back({key[0], key[1], key[2], key[3], paper, report::mean_sd(g.bpd, 3),
+                      std::to_string(g.bpd.size()), key[4], fmt::format("{:.0f}", updates)});
+  }
+  return t;
+}
+
+}  // namespace seqbench::apps
