@@ -35,13 +35,16 @@ const char* const kImagenet64DemoYaml = kImagenet64DemoYamlText;
 // Defaults: the small routing preset's sizes (configs/imagenet64/routing_small.yaml);
 // the paper's settings are in configs/imagenet64/routing.yaml.
 Imagenet64Config::Imagenet64Config() {
+  data.train_images = 10000;
+  data.valid_images = 500;
+  data.test_images = 500;
   model.layers = 2;
   model.d_model = 64;
   model.heads = 4;
   model.d_ff = 256;
   model.attention = "local:2,routing:2";
   model.window = 56;
-  model.clusters = 4;
+  model.clusters = 8;
   model.dropout = 0.0;
   optim.name = "adam";
   optim.lr = 1e-3;
@@ -84,8 +87,11 @@ Imagenet64Experiment::Imagenet64Experiment(const Imagenet64Config& cfg) : cfg_(c
         d.valid_images, all.count));
   valid_ = all.slice(all.count - d.valid_images, d.valid_images);
   const int64_t n_train = all.count - d.valid_images;
-  train_ = all.slice(0, d.train_images > 0 ? std::min(d.train_images, n_train) : n_train);
-  all = data::ImageSet{};
+  // The training images stay where they are: ImageNet64's are 15.7 GB, a copy would double it.
+  train_ = std::move(all);
+  train_.count = d.train_images > 0 ? std::min(d.train_images, n_train) : n_train;
+  train_.tokens.resize(size_t(train_.count * train_.tokens_per_image()));
+  train_.labels.resize(size_t(train_.count));
   N_ = train_.tokens_per_image();
   const int64_t B = cfg.train.batch;
   if (train_.count < B)
