@@ -15,7 +15,6 @@ const std::vector<Imagenet64PaperNumber>& imagenet64_paper_numbers() {
   // Transformer (local and routing heads), local attention alone 3.48, marked (?) there.
   static const std::vector<Imagenet64PaperNumber> numbers{
       {"local+routing", "3.43", "Roy et al. 2021"},
-      {"routing", "3.43", "Roy et al. 2021"},
       {"local", "3.48 (?)", "Roy et al. 2021"},
   };
   return numbers;
