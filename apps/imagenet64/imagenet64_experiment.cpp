@@ -215,9 +215,7 @@ void Imagenet64Experiment::save_state(train::Checkpoint& ck) const {
   // Dropout RNG, draw count, routing centroids: without them a resumed run would draw
   // other masks and hashes and route by other centroids. The image order needs nothing:
   // it is a function of (seed, epoch).
-  const auto st = model_->state();
-  for (const auto& [k, v] : st.meta) ck.set_meta(kStatePrefix + k, v);
-  for (const auto& a : st.arrays) ck.add_array(kStatePrefix + a.name, a.shape, a.data);
+  train::put_state(ck, kStatePrefix, model_->state());
 }
 
 void Imagenet64Experiment::load_state(const train::Checkpoint& ck) {
@@ -228,13 +226,7 @@ void Imagenet64Experiment::load_state(const train::Checkpoint& ck) {
   outcome_.best_update = std::stoll(ck.meta_at("imagenet64.best_update"));
   outcome_.test_bpd = unhex("imagenet64.test_bpd");
   auto st = model_->state();
-  for (auto& [k, v] : st.meta) v = ck.meta_at(kStatePrefix + k);
-  for (auto& a : st.arrays) {
-    const auto& saved = ck.array(kStatePrefix + a.name);
-    SB_CHECK(saved.shape == a.shape, "{}: {} has shape {}, the model expects {}", ck.path,
-             saved.name, saved.shape.str(), a.shape.str());
-    a.data = saved.data;
-  }
+  train::get_state(ck, kStatePrefix, st);
   model_->set_state(st);
 }
 

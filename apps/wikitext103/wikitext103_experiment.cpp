@@ -191,9 +191,7 @@ void Wikitext103Experiment::save_state(train::Checkpoint& ck) const {
   ck.set_meta("wikitext103.test_ppl", hex(outcome_.test_ppl));
   // Dropout RNG, draw count, routing centroids: without them a resumed run would draw
   // other masks and hashes and route by other centroids.
-  const auto st = model_->state();
-  for (const auto& [k, v] : st.meta) ck.set_meta(kStatePrefix + k, v);
-  for (const auto& a : st.arrays) ck.add_array(kStatePrefix + a.name, a.shape, a.data);
+  train::put_state(ck, kStatePrefix, model_->state());
 }
 
 void Wikitext103Experiment::load_state(const train::Checkpoint& ck) {
@@ -206,13 +204,7 @@ void Wikitext103Experiment::load_state(const train::Checkpoint& ck) {
   // The model tells which entries it needs; each is looked up by name (meta_at and
   // array() throw naming the checkpoint and the missing key).
   auto st = model_->state();
-  for (auto& [k, v] : st.meta) v = ck.meta_at(kStatePrefix + k);
-  for (auto& a : st.arrays) {
-    const auto& saved = ck.array(kStatePrefix + a.name);
-    SB_CHECK(saved.shape == a.shape, "{}: {} has shape {}, the model expects {}", ck.path,
-             saved.name, saved.shape.str(), a.shape.str());
-    a.data = saved.data;
-  }
+  train::get_state(ck, kStatePrefix, st);
   model_->set_state(st);
 }
 

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/check.hpp"
 #include "core/tensor.hpp"
 
 namespace seqbench::train {
@@ -47,6 +48,26 @@ struct Checkpoint {
   const NamedArray& array(const std::string& name) const;
   bool has_array(const std::string& name) const;
 };
+
+// A layer's extra state (meta pairs and float arrays, e.g. nn::TransformerState<float>)
+// stored under `prefix` in a checkpoint, and read back into a state of the same layout:
+// the caller's `st` names the entries it needs; a missing one or a shape that differs
+// throws naming the checkpoint.
+template <class State>
+void put_state(Checkpoint& ck, const std::string& prefix, const State& st) {
+  for (const auto& [k, v] : st.meta) ck.set_meta(prefix + k, v);
+  for (const auto& a : st.arrays) ck.add_array(prefix + a.name, a.shape, a.data);
+}
+template <class State>
+void get_state(const Checkpoint& ck, const std::string& prefix, State& st) {
+  for (auto& [k, v] : st.meta) v = ck.meta_at(prefix + k);
+  for (auto& a : st.arrays) {
+    const auto& saved = ck.array(prefix + a.name);
+    SB_CHECK(saved.shape == a.shape, "{}: {} has shape {}, the model expects {}", ck.path,
+             saved.name, saved.shape.str(), a.shape.str());
+    a.data = saved.data;
+  }
+}
 
 // Writes atomically (core::write_file_atomic): an interrupted save leaves the previous
 // checkpoint intact. Throws on duplicate names/keys or an array whose data size does
