@@ -1,6 +1,9 @@
 // Finite-difference gradient checks (double) for Linear, Embedding and the losses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "gradcheck.hpp"
 #include "nn/embedding.hpp"
 #include "nn/linear.hpp"
@@ -101,6 +104,36 @@ TEST(CrossEntropy, KnownValueAndAccuracy) {
   std::vector<int32_t> bad{3, 0};
   EXPECT_THROW(nn::softmax_cross_entropy<float>(z.cview(), bad.data(), nullptr, core::View()),
                core::Error);
+}
+
+// Float rows of a word vocabulary take a vectorised path (fast_exp, one exp per
+// element); it must agree with the double computation, gradient and argmax included.
+TEST(CrossEntropy, WideFloatRowsMatchDouble) {
+  const int64_t n = 5, c = 3001;  // odd: exercises the tail of the 8-lane sum
+  core::Rng rng(11);
+  DTensor zd(Shape{n, c}), dzd(Shape{n, c});
+  gradcheck::fill_normal(rng, zd, 4.0);
+  core::Tensor zf(Shape{n, c}), dzf(Shape{n, c});
+  for (int64_t i = 0; i < n * c; ++i) {
+    zf.data()[i] = static_cast<float>(zd[i]);
+    zd[i] = zf.data()[i];  // both sides see the same float logits
+  }
+  zf.data()[2 * c + 17] = 40.f, zd[2 * c + 17] = 40.0;  // a confident row
+  const std::vector<int32_t> y{0, 3000, 17, 5, 1234};
+  const std::vector<double> md{1, 0.5, 1, 0, 2};
+  const std::vector<float> mf(md.begin(), md.end());
+  const auto rd = nn::softmax_cross_entropy<double>(zd.cview(), y.data(), md.data(), dzd.view());
+  const auto rf = nn::softmax_cross_entropy<float>(zf.cview(), y.data(), mf.data(), dzf.view());
+  EXPECT_NEAR(rf.loss, rd.loss, 1e-6 * rd.loss);
+  EXPECT_EQ(rf.correct, rd.correct);
+  EXPECT_EQ(rf.correct, 1);  // row 2's target is its argmax
+  double worst = 0;
+  for (int64_t i = 0; i < n * c; ++i) worst = std::max(worst, std::fabs(dzf.data()[i] - dzd[i]));
+  EXPECT_LT(worst, 1e-7);
+  for (int64_t k = 0; k < c; ++k) ASSERT_EQ(dzf.data()[3 * c + k], 0.f);  // mask 0
+  // Without a gradient buffer the loss is the same.
+  const auto rl = nn::softmax_cross_entropy<float>(zf.cview(), y.data(), mf.data(), core::View());
+  EXPECT_NEAR(rl.loss, rf.loss, 1e-9);
 }
 
 TEST(MseGrad, MatchesFiniteDifferences) {
