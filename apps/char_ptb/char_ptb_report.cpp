@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 
 #include "core/check.hpp"
@@ -10,17 +11,22 @@
 namespace seqbench::apps {
 
 const std::vector<CharPtbPaperNumber>& char_ptb_paper_numbers() {
-  // PAPERS.md section 3, Table 1 (marked (?) there). Kerg et al.'s and Nguyen et al.'s
-  // char-PTB numbers are not in PAPERS.md.
+  // PAPERS.md section 3, Table 1 (marked (?) there): char-PTB BPC and Wikitext-2
+  // perplexity. Kerg et al.'s and Nguyen et al.'s char-PTB numbers are not in PAPERS.md.
   static const std::vector<CharPtbPaperNumber> numbers{
-      {"lstm", "1.4 (?)", "Miller & Hardt 2019"},
-      {"stable_lstm", "1.9 (?)", "Miller & Hardt 2019"},
+      {"char_lm", "lstm", "1.4 (?)", "Miller & Hardt 2019"},
+      {"char_lm", "stable_lstm", "1.9 (?)", "Miller & Hardt 2019"},
+      {"word_lm", "rnn", "146.7 (?)", "Miller & Hardt 2019, Wikitext-2"},
+      {"word_lm", "stable_rnn", "143.5 (?)", "Miller & Hardt 2019, Wikitext-2"},
+      {"word_lm", "lstm", "95.7 (?)", "Miller & Hardt 2019, Wikitext-2"},
+      {"word_lm", "stable_lstm", "113.2 (?)", "Miller & Hardt 2019, Wikitext-2"},
   };
   return numbers;
 }
 
 report::CsvTable char_ptb_table(const report::CsvTable& runs) {
-  const std::vector<std::string> key_cols{"label", "model", "hidden", "data", "train_tokens"};
+  const std::vector<std::string> key_cols{"label",  "task", "model",
+                                          "hidden", "data", "train_tokens"};
   for (const auto& c : key_cols) (void)runs.col(c);
   const int test_col = runs.col("test_bpc");
   (void)runs.col("epochs");
@@ -35,22 +41,26 @@ report::CsvTable char_ptb_table(const report::CsvTable& runs) {
     for (const auto& c : key_cols) key.push_back(runs.rows[r][size_t(runs.col(c))]);
     auto [it, fresh] = groups.try_emplace(key);
     if (fresh) order.push_back(key);
-    it->second.bpc.push_back(runs.number(r, "test_bpc"));
+    // Word level: bits per word -> perplexity.
+    const double bits = runs.number(r, "test_bpc");
+    it->second.bpc.push_back(key[1] == "word_lm" ? std::exp2(bits) : bits);
     it->second.epochs.push_back(runs.number(r, "epochs"));
   }
   report::CsvTable t;
   t.path = runs.path;
-  t.columns = {"label", "model",  "hidden", "paper",        "source",
-               "ours",  "n",      "data",   "train_tokens", "epochs"};
+  t.columns = {"label", "task", "model", "hidden", "metric",       "paper",
+               "source", "ours", "n",     "data",   "train_tokens", "epochs"};
   for (const auto& key : order) {
     const Group& g = groups[key];
     std::string paper = "—", source = "";
     for (const auto& p : char_ptb_paper_numbers())
-      if (key[1] == p.model) paper = p.value, source = p.source;
+      if (key[1] == p.task && key[2] == p.model) paper = p.value, source = p.source;
     double epochs = 0;
     for (double e : g.epochs) epochs += e / double(g.epochs.size());
-    t.rows.push_back({key[0], key[1], key[2], paper, source, report::mean_sd(g.bpc, 3),
-                      std::to_string(g.bpc.size()), key[3], key[4], fmt::format("{:.3g}", epochs)});
+    const bool word = key[1] == "word_lm";
+    t.rows.push_back({key[0], key[1], key[2], key[3], word ? "ppl" : "BPC", paper, source,
+                      report::mean_sd(g.bpc, word ? 1 : 3), std::to_string(g.bpc.size()), key[4],
+                      key[5], fmt::format("{:.3g}", epochs)});
   }
   return t;
 }

@@ -1,12 +1,15 @@
-// `seqbench report char_ptb`: the character-level language-modelling table from
-// results/char_ptb/runs.csv, our test BPC beside the papers' numbers.
+// `seqbench report char_ptb`: the language-modelling table from results/char_ptb/runs.csv,
+// our test numbers beside the papers'. Character-level runs (task char_lm) report bits
+// per character, word-level runs (word_lm) perplexity = 2^(bits per word).
 //
-// One row per group of runs with equal (label, model, hidden, data, training tokens):
-// columns label, model, hidden, paper, source, ours, n, data, train_tokens, epochs.
-// - paper: the published test BPC on char-PTB for that cell, "(?)" where PAPERS.md
-//   marks it as recalled; "—" where the papers have none. PAPERS.md gives no H for
-//   these numbers, so they are matched on the cell alone;
-// - ours: the mean test BPC at the best validation, "± sd" over n seeds;
+// One row per group of runs with equal (label, task, model, hidden, data, training
+// tokens): columns label, task, model, hidden, metric, paper, source, ours, n, data,
+// train_tokens, epochs.
+// - metric: "BPC" (char_lm) or "ppl" (word_lm);
+// - paper: the published number for that cell and task (char-PTB BPC, Wikitext-2
+//   perplexity), "(?)" where PAPERS.md marks it as recalled; "—" where the papers have
+//   none. PAPERS.md gives no H for these numbers, so they are matched on cell and task;
+// - ours: the mean test BPC (or perplexity) at the best validation, "± sd" over n seeds;
 // - epochs: mean epochs run.
 // A stand-in corpus (the data column says so) is not char-PTB: compare shapes, not values.
 #pragma once
@@ -19,6 +22,7 @@
 namespace seqbench::apps {
 
 struct CharPtbPaperNumber {
+  const char* task;    // char_lm | word_lm
   const char* model;   // model.cell
   const char* value;   // as printed, e.g. "1.4 (?)"
   const char* source;  // short citation

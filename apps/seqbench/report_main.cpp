@@ -82,10 +82,10 @@ const TableReport kTables[] = {
      "Paper numbers: Nguyen et al. 2020 (MomentumRNN; its code reported the best test "
      "epoch); (?) = recalled, not yet checked against the paper.",
      pmnist_table},
-    {"char_ptb", "the character-level LM table (test BPC) beside the papers' numbers",
-     "Character-level language modelling: test bits per character at the best validation.\n"
-     "Paper numbers are on char-PTB; a stand-in corpus gives different values. (?) = "
-     "recalled, not yet checked against the paper.",
+    {"char_ptb", "the LM table (char: test BPC, word: test perplexity) beside the papers'",
+     "Language modelling: test bits per character (char_lm) or test perplexity (word_lm) at\n"
+     "the best validation. Paper numbers are on char-PTB and Wikitext-2; a stand-in corpus\n"
+     "gives different values. (?) = recalled, not yet checked against the paper.",
      char_ptb_table},
     {"imagenet64", "the pixel-level image modelling table (test bits/dim) beside the paper's",
      "Pixel-level image modelling: test bits per dimension (subpixel) at the best validation.\n"

@@ -216,7 +216,7 @@ TEST(CharPtbCli, EveryCommittedPresetResolvesAndTheDemoIsTheSmallLstm) {
     const auto r = run(kCharPtb + " --config '" + e.path().string() + "' --dump-config", dir);
     EXPECT_EQ(r.code, 0) << e.path() << ": " << r.err;
   }
-  EXPECT_EQ(n, 8);  // 4 models, paper and small
+  EXPECT_EQ(n, 16);  // 4 char-level and 4 word-level models, paper and small
   const auto r = run(kCharPtb + " --demo --dump-config", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("label: lstm-small"), std::string::npos) << r.out;
@@ -233,16 +233,31 @@ TEST(CharPtbReport, PrintsThePaperTableWithRecalledNumbersMarked) {
                   dir)
                   .code,
               0);
+  // A word-level run: its row reports perplexity beside Miller & Hardt's Wikitext-2 number.
+  fs::create_directories(dir + "/words");
+  for (const char* split : {"train", "valid", "test"})
+    clitest::write(dir + "/words/" + split + ".txt", repeat("the cat sat on the mat\n", 40));
+  ASSERT_EQ(run(kCharPtb + " --config tiny.yaml -q --set train.steps=10 --set data.dir=words "
+                           "--set data.level=word --set data.min_count=1 --set model.cell=rnn",
+                dir)
+                .code,
+            0);
   const auto r = run(kFront + " report char_ptb results/char_ptb/runs.csv", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* s : {"| label", "paper", "ours", "1.4 (?)", "1.9 (?)", "Miller & Hardt",
-                        "tiny (stand-in)", "stand-in"})
+                        "tiny (stand-in)", "stand-in", "146.7 (?)", "Wikitext-2"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
   const auto csv = run(kFront + " report char_ptb results/char_ptb/runs.csv --format csv", dir);
   ASSERT_EQ(csv.code, 0) << csv.err;
   const auto t = report::parse_csv(csv.out, "stdout");
-  ASSERT_EQ(t.rows.size(), 3u);
+  ASSERT_EQ(t.rows.size(), 4u);
   EXPECT_EQ(cell(t, "model", 2), "rel_lstm");
   EXPECT_EQ(cell(t, "paper", 2), "—");
   EXPECT_EQ(cell(t, "n", 0), "1");
+  EXPECT_EQ(cell(t, "metric", 0), "BPC");
+  EXPECT_EQ(cell(t, "task", 3), "word_lm");
+  EXPECT_EQ(cell(t, "metric", 3), "ppl");
+  const auto runs = report::read_csv(dir + "/results/char_ptb/runs.csv");
+  const double bits = std::stod(cell(runs, "test_bpc", 3));
+  EXPECT_NEAR(std::stod(cell(t, "ours", 3)), std::exp2(bits), 0.05 + 1e-3 * std::exp2(bits));
 }
