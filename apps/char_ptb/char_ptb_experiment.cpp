@@ -97,7 +97,13 @@ void CharPtbExperiment::init() {
 }
 
 int64_t CharPtbExperiment::load_segment(const ColumnStream& s, int64_t i) {
-  const int64_t L = s.segment_len(i, cfg_.lm.seq_len), b = s.B, pos = i * cfg_.lm.seq_len;
+  const int64_t L = s.segment_len(i, cfg_.lm.seq_len);
+  load_tokens(s, i * cfg_.lm.seq_len, L);
+  return L;
+}
+
+void CharPtbExperiment::load_tokens(const ColumnStream& s, int64_t pos, int64_t L) {
+  const int64_t b = s.B;
   ids_.resize(size_t(L * b));
   targets_.resize(size_t(L * b));
   for (int64_t t = 0; t < L; ++t)
@@ -106,7 +112,6 @@ int64_t CharPtbExperiment::load_segment(const ColumnStream& s, int64_t i) {
       ids_[size_t(t * b + c)] = col[0];
       targets_[size_t(t * b + c)] = col[1];
     }
-  return L;
 }
 
 double CharPtbExperiment::run_segment(int64_t L, int64_t b, bool train, const float* mask,
@@ -197,6 +202,45 @@ std::vector<double> CharPtbExperiment::gradnorm_probe() {
   state_ = std::move(saved);
   state_valid_ = saved_valid;
   return norms;
+}
+
+CharPtbExperiment::InputGradProbe CharPtbExperiment::input_grad_probe(int64_t L,
+                                                                      int64_t windows) {
+  const ColumnStream& s = valid_;
+  const int64_t fit = (s.cols - 1) / L;  // whole windows per column (targets need one more)
+  if (fit < 1)
+    throw core::UsageError(fmt::format(
+        "input-gradient probe: windows of {} tokens do not fit the validation columns of {} "
+        "tokens (hint: a shorter window, or a larger data.eval_tokens / smaller "
+        "data.eval_batch)",
+        L, s.cols));
+  core::Tensor saved = state_;
+  const bool saved_valid = state_valid_;
+  const int64_t b = s.B, E = cfg_.lm.embedding;
+  InputGradProbe probe;
+  probe.norm.assign(size_t(L), 0.0);
+  probe.columns = b;
+  mask_.assign(size_t(L * b), 0.f);
+  std::fill(mask_.begin() + (L - 1) * b, mask_.end(), 1.f);
+  for (int64_t w = 0; w < std::min(windows, fit); ++w) {
+    state_valid_ = false;
+    load_tokens(s, w * L, L);
+    run_segment(L, b, true, mask_.data(), nullptr);
+    // The loss is the mean over the b scored rows: b dx is each column's own gradient.
+    for (int64_t t = 0; t < L; ++t)
+      for (int64_t c = 0; c < b; ++c) {
+        const float* g = dx_.data() + (t * b + c) * E;
+        double ss = 0;
+        for (int64_t e = 0; e < E; ++e) ss += double(g[e]) * double(g[e]);
+        probe.norm[size_t(L - 1 - t)] += double(b) * std::sqrt(ss);
+      }
+    ++probe.windows;
+  }
+  for (double& v : probe.norm) v /= double(probe.windows * b);
+  ps_.zero_grad();
+  state_ = std::move(saved);
+  state_valid_ = saved_valid;
+  return probe;
 }
 
 void CharPtbExperiment::save_state(train::Checkpoint& ck) const {

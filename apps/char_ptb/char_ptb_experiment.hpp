@@ -134,6 +134,18 @@ class CharPtbExperiment : public train::Experiment {
   // ||dL/dh_t|| on the first validation segment from a zero state, L = the loss at the
   // segment's last step.
   std::vector<double> gradnorm_probe() override;
+  // Miller & Hardt's Figure 2: how far back a trained model's predictions reach. Over
+  // `windows` held-out windows of L tokens in each validation column, from a zero state,
+  // with the loss l = -log p(y_L) at the window's last position only: element i is the
+  // mean over windows and columns of ||dl/dx_{L-1-i}||, x the embedding fed to the
+  // recurrent layer (i = 0..L-1, the distance to the scored prediction). Stops early at
+  // the end of the stream; throws core::UsageError when not one window fits. Leaves the
+  // training state and the parameter gradients as they were (gradients zeroed).
+  struct InputGradProbe {
+    std::vector<double> norm;  // by distance
+    int64_t windows = 0, columns = 0;
+  };
+  InputGradProbe input_grad_probe(int64_t L, int64_t windows);
   size_t held_bytes() override { return rnn_->held_bytes(); }
   void after_update() override { rnn_->after_update(); }
   void save_state(train::Checkpoint& ck) const override;
@@ -157,6 +169,8 @@ class CharPtbExperiment : public train::Experiment {
  private:
   // Loads x_ (L, b, E) and targets for segment i of s; returns its length L.
   int64_t load_segment(const ColumnStream& s, int64_t i);
+  // Loads ids and targets for the L tokens from column offset pos of every column.
+  void load_tokens(const ColumnStream& s, int64_t pos, int64_t L);
   // Forward (s0 = state_ or zero) and, when train, backward; final state -> state_
   // (if lm.carry_state). mask (L*b) or null. Returns the mean loss over masked rows.
   double run_segment(int64_t L, int64_t b, bool train, const float* mask,

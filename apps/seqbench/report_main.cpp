@@ -49,11 +49,12 @@ std::string default_plot_dir(const std::string& first_run) {
 }
 
 int gradnorm_command(const std::vector<std::string>& paths, const std::string& out,
-                     std::optional<int64_t> step) {
-  const std::vector<std::string> run_dirs = report::expand_run_dirs(paths);
-  std::vector<report::GradnormRun> runs;
-  for (const auto& dir : run_dirs) runs.push_back(report::load_gradnorm_run(dir));
+                     std::optional<int64_t> step, bool input) {
   report::GradnormReportOptions opts;
+  if (input) opts.source = report::GradnormSource::input_gradients();
+  const std::vector<std::string> run_dirs = report::expand_run_dirs(paths, opts.source.file);
+  std::vector<report::GradnormRun> runs;
+  for (const auto& dir : run_dirs) runs.push_back(report::load_gradnorm_run(dir, opts.source));
   opts.out_dir = out.empty() ? default_plot_dir(run_dirs.front()) : out;
   opts.step = step;
   const report::GradnormReport result = report::write_gradnorm_report(std::move(runs), opts);
@@ -148,6 +149,10 @@ int report_main(int argc, char** argv) {
             "probe step for the distance figure (default: each run's last probe)")
         ->type_name("N")
         ->check(CLI::NonNegativeNumber);
+    bool input = false;
+    gradnorm->add_flag("--input", input,
+                       "draw inputgrad.csv instead: ||dl_{t+i}/dx_t|| of a trained model against "
+                       "distance i (`seqbench char_ptb --probe-input-grad`), no heat maps");
     std::string runs_csv, format = "md", table_out;
     std::vector<std::pair<CLI::App*, const TableReport*>> tables;
     for (const auto& r : kTables) {
@@ -164,7 +169,7 @@ int report_main(int argc, char** argv) {
     if (!config::parse_cli(app, argc, argv)) return static_cast<int>(core::kExitOk);
     for (const auto& [sub, r] : tables)
       if (sub->parsed()) return table_command(*r, runs_csv, format, table_out);
-    return gradnorm_command(paths, out, step);
+    return gradnorm_command(paths, out, step, input);
   });
 }
 

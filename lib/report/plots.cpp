@@ -162,13 +162,24 @@ std::string run_label(const std::string& run_dir) {
   return name;
 }
 
-GradnormRun load_gradnorm_run(const std::string& run_dir) {
-  const std::string path = run_dir + "/gradnorm.csv";
+GradnormSource GradnormSource::input_gradients() {
+  GradnormSource s;
+  s.file = "inputgrad.csv";
+  s.prefix = "inputgrad";
+  s.symbol = "‖∂l_{t+i}/∂x_t‖";
+  s.title = "Input-gradient norm against distance";
+  s.xlabel = "distance i from the input x_t to the scored prediction";
+  s.hint = "`seqbench char_ptb --run-id ID --probe-input-grad L` writes it";
+  s.heat_maps = false;
+  return s;
+}
+
+GradnormRun load_gradnorm_run(const std::string& run_dir, const GradnormSource& source) {
+  const std::string path = run_dir + "/" + source.file;
   if (!core::file_exists(path))
     throw core::Error(fmt::format(
-        "{}: no gradnorm.csv here (hint: pass run directories such as results/copy/<run-id>; "
-        "runs write it when train.gradnorm_every > 0)",
-        run_dir));
+        "{}: no {} here (hint: pass run directories such as results/copy/<run-id>; {})",
+        run_dir, source.file, source.hint));
   return gradnorm_from_table(read_csv(path), run_label(run_dir));
 }
 
@@ -209,11 +220,12 @@ std::string distance_csv(const std::vector<DistanceCurve>& curves) {
   return out;
 }
 
-std::string distance_dat(const std::vector<DistanceCurve>& curves) {
-  std::string out =
-      "# ||dL/dh_t|| against distance = (L-1) - t, one block per run (gnuplot: index 0, 1, "
-      "...)\n"
-      "# columns: distance norm\n";
+std::string distance_dat(const std::vector<DistanceCurve>& curves,
+                         const GradnormSource& source) {
+  std::string out = fmt::format(
+      "# {} against distance = (L-1) - t, one block per run (gnuplot: index 0, 1, ...)\n"
+      "# columns: distance norm\n",
+      source.symbol);
   int index = 0;
   for (const auto& c : curves) {
     const int kept = static_cast<int>(c.norm.size()) - c.zeros;
@@ -232,7 +244,8 @@ std::string distance_dat(const std::vector<DistanceCurve>& curves) {
   return out;
 }
 
-std::string distance_script(const std::vector<DistanceCurve>& curves, const PlotFiles& files) {
+std::string distance_script(const std::vector<DistanceCurve>& curves, const PlotFiles& files,
+                            const GradnormSource& source) {
   bool same_step = true;
   int64_t max_distance = 0;
   std::string zero_note;
@@ -248,15 +261,15 @@ std::string distance_script(const std::vector<DistanceCurve>& curves, const Plot
                                           : std::string("each run's last probe");
   out += fmt::format(
       "set title {} noenhanced\n"
-      "set xlabel 'distance from h_t to the last scored output, (L-1) − t'\n"
-      "set ylabel '‖∂L/∂h_t‖  (log scale)'\n"
+      "set xlabel {}\n"
+      "set ylabel {}\n"
       "set logscale y\n"
       "set format y '10^{{%L}}'\n"
       "set grid xtics ytics\n"
       "set key outside right top noenhanced\n"
       "set xrange [0:{}]\n",
-      gp_quote("Gradient norm against distance (" + when + ")"),
-      std::max<int64_t>(max_distance, 1));
+      gp_quote(source.title + " (" + when + ")"), gp_quote(source.xlabel),
+      gp_quote(source.symbol + "  (log scale)"), std::max<int64_t>(max_distance, 1));
   if (max_distance <= 12) out += "set xtics 1\n";  // whole distances on short sequences
   if (!zero_note.empty())
     out += fmt::format("set label {} at screen 0.01, screen 0.02 font ',9' noenhanced\n",
@@ -425,18 +438,19 @@ std::vector<std::string> unique_labels(const std::vector<std::string>& labels) {
   return out;
 }
 
-std::vector<std::string> expand_run_dirs(const std::vector<std::string>& paths) {
+std::vector<std::string> expand_run_dirs(const std::vector<std::string>& paths,
+                                         const std::string& file) {
   namespace fs = std::filesystem;
   std::vector<std::string> out;
   for (const auto& p : paths) {
-    if (core::file_exists(p + "/gradnorm.csv") || !fs::is_directory(p)) {
+    if (core::file_exists(p + "/" + file) || !fs::is_directory(p)) {
       out.push_back(p);  // a run (or a mistake load_gradnorm_run will name)
       continue;
     }
     std::vector<std::string> runs;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(p, ec))
-      if (entry.is_directory() && core::file_exists(entry.path().string() + "/gradnorm.csv"))
+      if (entry.is_directory() && core::file_exists(entry.path().string() + "/" + file))
         runs.push_back(entry.path().string());
     std::sort(runs.begin(), runs.end());
     if (runs.empty()) runs.push_back(p);
@@ -552,17 +566,18 @@ GradnormReport write_gradnorm_report(std::vector<GradnormRun> runs,
     return path;
   };
 
-  const PlotFiles dist{"gradnorm_distance.dat", "gradnorm_distance.png"};
-  write("gradnorm_distance.csv", distance_csv(curves));
-  write(dist.data, distance_dat(curves));
-  scripts.push_back(write("gradnorm_distance.gp", distance_script(curves, dist)));
+  const std::string& prefix = opts.source.prefix;
+  const PlotFiles dist{prefix + "_distance.dat", prefix + "_distance.png"};
+  write(prefix + "_distance.csv", distance_csv(curves));
+  write(dist.data, distance_dat(curves, opts.source));
+  scripts.push_back(write(prefix + "_distance.gp", distance_script(curves, dist, opts.source)));
 
   std::set<std::string> slugs;
-  for (const auto& r : runs) {
+  for (const auto& r : opts.source.heat_maps ? runs : std::vector<GradnormRun>{}) {
     std::string slug = file_slug(r.label);
     for (int k = 2; !slugs.insert(slug).second; ++k)
       slug = fmt::format("{}-{}", file_slug(r.label), k);
-    const std::string base = "gradnorm_heatmap_" + slug;
+    const std::string base = prefix + "_heatmap_" + slug;
     const HeatMap map = heat_map(r);
     const PlotFiles files{base + ".dat", base + ".png"};
     write(files.data, heatmap_dat(map));

@@ -35,6 +35,21 @@ struct GradnormRun {
   std::vector<GradnormProbe> probes;  // ascending step
 };
 
+// What the figures draw. The default is the training probes' ||dL/dh_t|| (gradnorm.csv);
+// input_gradients() is ||dl/dx_t|| of a trained model's input-gradient probe
+// (inputgrad.csv from `seqbench char_ptb --probe-input-grad`, Miller & Hardt's Figure 2),
+// written in the same layout (step, t, distance, norm).
+struct GradnormSource {
+  std::string file = "gradnorm.csv";  // in each run directory
+  std::string prefix = "gradnorm";    // of the output files
+  std::string symbol = "‖∂L/∂h_t‖";   // in axis labels (UTF-8)
+  std::string title = "Gradient norm against distance";
+  std::string xlabel = "distance from h_t to the last scored output, (L-1) − t";
+  std::string hint = "runs write it when train.gradnorm_every > 0";
+  bool heat_maps = true;  // one per run, over training steps
+  static GradnormSource input_gradients();
+};
+
 // Groups a gradnorm.csv table (columns step, t, distance, norm) by probe step. Throws
 // core::Error naming table.path for a missing column, a cell that is not a number, a
 // negative or NaN norm, or a table without rows.
@@ -45,9 +60,9 @@ GradnormRun gradnorm_from_table(const CsvTable& table, const std::string& label)
 // the directory's name.
 std::string run_label(const std::string& run_dir);
 
-// Reads run_dir/gradnorm.csv and labels it with run_label(). Throws naming the directory
-// when there is no gradnorm.csv (with a hint about train.gradnorm_every).
-GradnormRun load_gradnorm_run(const std::string& run_dir);
+// Reads run_dir/<source.file> and labels it with run_label(). Throws naming the directory
+// when there is no such file (with source.hint).
+GradnormRun load_gradnorm_run(const std::string& run_dir, const GradnormSource& source = {});
 
 // The probe at `step`, or the last one when step is empty. Throws naming the run's file
 // and the steps it has when there is no probe at `step`.
@@ -77,9 +92,11 @@ struct PlotFiles {
 std::string distance_csv(const std::vector<DistanceCurve>& curves);
 // gnuplot data: one block per curve (gnuplot `index i`), columns "distance norm", zero
 // norms left out with a comment line giving their count.
-std::string distance_dat(const std::vector<DistanceCurve>& curves);
+std::string distance_dat(const std::vector<DistanceCurve>& curves,
+                         const GradnormSource& source = {});
 // The gnuplot script drawing every curve with at least one nonzero norm on a log axis.
-std::string distance_script(const std::vector<DistanceCurve>& curves, const PlotFiles& files);
+std::string distance_script(const std::vector<DistanceCurve>& curves, const PlotFiles& files,
+                            const GradnormSource& source = {});
 
 // Figure (b) for one run: rows are probe steps (ascending), columns time steps t
 // (ascending). NaN marks a cell with a zero norm (log10 is -inf) or no row in the file.
@@ -107,10 +124,11 @@ std::string file_slug(const std::string& label);
 // Labels made unique by appending " #2", " #3", ... to repeats, in order.
 std::vector<std::string> unique_labels(const std::vector<std::string>& labels);
 
-// Run directories from command-line paths: a directory holding gradnorm.csv is a run;
-// one that does not (an experiment's directory, e.g. results/copy) stands for its
+// Run directories from command-line paths: a directory holding `file` is a run; one
+// that does not (an experiment's directory, e.g. results/copy) stands for its
 // subdirectories that do, sorted by name. Other paths are passed through unchanged.
-std::vector<std::string> expand_run_dirs(const std::vector<std::string>& paths);
+std::vector<std::string> expand_run_dirs(const std::vector<std::string>& paths,
+                                         const std::string& file = "gradnorm.csv");
 
 // True if `program` (a name looked up on $PATH, or a path with a '/') is executable.
 bool find_program(const std::string& program);
@@ -127,6 +145,7 @@ GnuplotResult run_gnuplot(const std::string& script_path, const std::string& pro
 
 struct GradnormReportOptions {
   std::string out_dir;              // created if missing
+  GradnormSource source;            // what is drawn (file names follow source.prefix)
   std::optional<int64_t> step;      // probe step of figure (a); empty: each run's last
   std::string gnuplot = "gnuplot";  // the program run_gnuplot uses
 };

@@ -206,6 +206,46 @@ TEST(CharPtbCli, ConfigAndDataMistakesAreOneLineErrorsThatWriteNothing) {
   EXPECT_FALSE(fs::exists(dir + "/results"));
 }
 
+// Miller & Hardt's Figure 2 probe on a saved run. Both LSTM backends start from the same
+// weights; after one update with a negligible step their input gradients must agree,
+// which checks each backend's dx against the other's.
+TEST(CharPtbCli, InputGradientProbeOfASavedRunAgreesAcrossBackends) {
+  const std::string dir = clitest::fresh_dir("x");
+  tiny_corpus(dir);
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  std::vector<std::vector<double>> norms;
+  for (const char* backend : {"ours", "onednn"}) {
+    const std::string id = backend;
+    const auto t = run(kCharPtb + " --config tiny.yaml -q --run-id " + id +
+                           " --set train.steps=1 --set optim.lr=1e-9 --set model.backend=" + id,
+                       dir);
+    ASSERT_EQ(t.code, 0) << t.err;
+    const auto r =
+        run(kCharPtb + " --run-id " + id + " --probe-input-grad 6 --probe-windows 3", dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("3 windows x 2 columns"), std::string::npos) << r.out;
+    const auto csv = report::read_csv(dir + "/results/char_ptb/" + id + "/inputgrad.csv");
+    ASSERT_EQ(csv.columns, (std::vector<std::string>{"step", "t", "distance", "norm"}));
+    ASSERT_EQ(csv.rows.size(), 6u);
+    std::vector<double> by_distance(6, -1.0);
+    for (size_t i = 0; i < 6; ++i) {
+      EXPECT_EQ(cell(csv, "step", i), "1");
+      EXPECT_EQ(std::stoi(cell(csv, "t", i)) + std::stoi(cell(csv, "distance", i)), 5);
+      const double v = std::stod(cell(csv, "norm", i));
+      EXPECT_TRUE(v > 0 && std::isfinite(v)) << v;
+      by_distance[size_t(std::stoi(cell(csv, "distance", i)))] = v;
+    }
+    norms.push_back(by_distance);
+  }
+  for (size_t i = 0; i < 6; ++i)
+    EXPECT_NEAR(norms[1][i], norms[0][i], 1e-4 * norms[0][i]) << "distance " << i;
+  // Windows longer than a validation column: a usage error, nothing written.
+  const auto bad = run(kCharPtb + " --run-id ours --probe-input-grad 500", dir);
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_EQ(clitest::count_lines(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find("do not fit"), std::string::npos) << bad.err;
+}
+
 TEST(CharPtbCli, EveryCommittedPresetResolvesAndTheDemoIsTheSmallLstm) {
   const std::string dir = clitest::fresh_dir("x");
   int n = 0;

@@ -253,6 +253,36 @@ TEST(Gradnorm, MissingGnuplotWritesDataAndScriptsAndSaysPngsWereSkipped) {
   EXPECT_NE(gp.find("'gradnorm_heatmap_rnn__2.dat'"), std::string::npos) << gp;
 }
 
+// The input-gradient source (char_ptb --probe-input-grad): its own file names and axis
+// labels, the same distance figure, no heat maps.
+TEST(Gradnorm, InputGradientSourceReadsInputgradCsvAndDrawsOnlyTheDistanceFigure) {
+  TempDir dir;
+  make_run(dir, "a", "ay");  // gradnorm.csv only: not an input-gradient run
+  core::make_dirs(dir / "b");
+  core::write_file_atomic(dir / "b/inputgrad.csv",
+                          "step,t,distance,norm\n7,0,2,0.001\n7,1,1,0.01\n7,2,0,0.5\n");
+  const auto source = report::GradnormSource::input_gradients();
+  EXPECT_EQ(report::expand_run_dirs({dir.path}, source.file),
+            (std::vector<std::string>{dir / "b"}));
+  const std::string msg = message_of([&] { report::load_gradnorm_run(dir / "a", source); });
+  EXPECT_NE(msg.find("no inputgrad.csv"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--probe-input-grad"), std::string::npos) << msg;
+  report::GradnormReportOptions opts;
+  opts.out_dir = dir / "plots";
+  opts.source = source;
+  opts.gnuplot = "seqbench-no-such-gnuplot";
+  const auto result = report::write_gradnorm_report({report::load_gradnorm_run(dir / "b", source)}, opts);
+  EXPECT_EQ(result.files.size(), 3u);
+  for (const char* name : {"inputgrad_distance.csv", "inputgrad_distance.dat", "inputgrad_distance.gp"})
+    EXPECT_TRUE(core::file_exists(opts.out_dir + "/" + name)) << name;
+  const std::string gp = core::read_file(opts.out_dir + "/inputgrad_distance.gp");
+  EXPECT_NE(gp.find("∂x_t"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("'inputgrad_distance.dat'"), std::string::npos) << gp;
+  EXPECT_EQ(gp.find("h_t"), std::string::npos) << gp;
+  const std::string csv = core::read_file(opts.out_dir + "/inputgrad_distance.csv");
+  EXPECT_NE(csv.find("b,7,0,0.5"), std::string::npos) << csv;
+}
+
 TEST(Gradnorm, RendersPngsWithGnuplotOrSaysWhyNot) {
   TempDir dir;
   report::GradnormReportOptions opts;
