@@ -20,6 +20,7 @@
 #include <optional>
 #include <vector>
 
+#include "bench_common.hpp"
 #include "core/check.hpp"
 #include "core/param_store.hpp"
 #include "core/rng.hpp"
@@ -43,12 +44,6 @@ struct BenchArgs {
   int steps = 5, warmup = 3, threads = 2;
   uint64_t seed = 1;
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 bool relevancy(const std::string& cell) { return cell == "rel_rnn" || cell == "rel_lstm"; }
 
@@ -141,9 +136,9 @@ int run(const BenchArgs& a) {
       "ms_per_step={:.1f} ms_min={:.1f} ms_max={:.1f} peak_rss_mb={:.1f} rnn_held_mb={:.1f} "
       "loss0={:.4f} loss={:.4f}\n",
       impl, a.task, B, a.T, L, I, a.hidden, O, rel, core::num_threads(), a.warmup, a.steps,
-      median(ms), *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()),
-      train::peak_rss_mb(), double(model.recurrent().held_bytes()) / (1024.0 * 1024.0), loss0,
-      loss);
+      bench::median(ms), *std::min_element(ms.begin(), ms.end()),
+      *std::max_element(ms.begin(), ms.end()), train::peak_rss_mb(),
+      double(model.recurrent().held_bytes()) / (1024.0 * 1024.0), loss0, loss);
   std::fflush(stdout);
   return core::kExitOk;
 }

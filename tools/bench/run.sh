@@ -3,14 +3,22 @@
 # recurrent models and of PyTorch references, side by side in one run on this machine,
 # for the workloads of docs/performance.md. Prints a Markdown table (ms/step, peak RSS,
 # LSTM-equivalent GFLOP/s) and the speed ratios the performance targets are stated in.
-# Writes results/bench/latest.md, results/bench/latest.csv and
-# results/bench/bench-<UTC time>.json (one file per run, kept for history).
+# The workload group `attention` times one forward + backward of every attention core
+# (and of PyTorch's full causal attention) for n = 256 ... 16384, one process per (kind, n),
+# and fits log-log slopes (docs/bench.md, "Attention scaling").
+# Writes results/bench/latest.md, results/bench/latest.csv,
+# results/bench/attention_scaling.{csv,png} and results/bench/bench-<UTC time>.json (one
+# file per run, kept for history).
 #
 # usage: tools/bench/run.sh [BUILD_DIR]     (BUILD_DIR defaults to build)
 # Environment (defaults in brackets):
 #   BENCH_THREADS [2]     threads of every implementation (the scaling rows use 1 and 2)
 #   BENCH_QUICK [0]       1: fewer steps, no char-PTB shape (a smoke run, ~1 minute)
-#   BENCH_ONLY [all]      space-separated workload ids to run (see WORKLOADS below)
+#   BENCH_ONLY [all]      space-separated workload ids to run (see WORKLOADS below;
+#                         `attention` is the attention scaling group)
+#   BENCH_ATTN_NS [256 512 1024 2048 4096 8192 16384]   the attention group's lengths n
+#   BENCH_ATTN_TORCH_MAX_N [16384]   PyTorch's full attention only up to this n (its
+#                         (n, n) matrices take ~4.5 GB at 16384)
 #   BENCH_PYTHON [/usr/bin/python3]   the interpreter that has Debian's python3-torch
 #   BENCH_OUT [results/bench]         where the files go
 # OMP_WAIT_POLICY and friends pass through to every implementation unchanged.
@@ -26,6 +34,7 @@ quick=${BENCH_QUICK:-0}
 py=${BENCH_PYTHON:-/usr/bin/python3}
 out_dir=${BENCH_OUT:-results/bench}
 cell_bin=$build/tools/bench/seqbench_bench_cell
+attn_scaling_bin=$build/tools/bench/seqbench_bench_attention
 
 die() { echo "bench: $*" >&2; exit 1; }
 
@@ -67,16 +76,20 @@ TARGETS=(
 )
 
 [[ -x $cell_bin ]] || die "no $cell_bin (hint: build first: cmake --build $build --target seqbench_bench_cell, or make bench)"
+[[ -x $attn_scaling_bin ]] || die "no $attn_scaling_bin (hint: build first: cmake --build $build --target seqbench_bench_attention, or make bench)"
 torch_version=$("$py" -c 'import torch; print(torch.__version__)' 2>/dev/null) ||
   die "cannot import torch with $py (hint: make deps-bench installs Debian's python3-torch; set BENCH_PYTHON to another interpreter)"
 
 if [[ $quick == 1 ]]; then
   ours_warmup=1 ours_steps=2 torch_warmup=1 torch_steps=1
+  attn_warmup=1 attn_steps=1 attn_ns=${BENCH_ATTN_NS:-256 512 1024}
 else
   ours_warmup=2 ours_steps=5 torch_warmup=1 torch_steps=3
+  attn_warmup=1 attn_steps=3 attn_ns=${BENCH_ATTN_NS:-256 512 1024 2048 4096 8192 16384}
 fi
+attn_torch_max_n=${BENCH_ATTN_TORCH_MAX_N:-16384}
 only=${BENCH_ONLY:-}
-[[ -z $only && $quick == 1 ]] && only="pmnist-h128 copy-t100 copy-t1000"
+[[ -z $only && $quick == 1 ]] && only="pmnist-h128 copy-t100 copy-t1000 attention"
 
 cpu=$(grep -m1 '^model name' /proc/cpuinfo | sed 's/^model name[[:space:]]*:[[:space:]]*//' || true)
 cpu=${cpu:-unknown}
@@ -148,6 +161,136 @@ for w in "${WORKLOADS[@]}"; do
     rows+=("$key|$task|$B|$T|$I|$H")
   done
 done
+# Attention scaling (workload group `attention`; issue 6, analysis 2): one causal forward +
+# backward of each attention core (B=1, H=1, D=64, window w=128: every sparse kind at the
+# same per-query budget) at each n, one process per (kind, n) so that each peak RSS is that
+# shape's alone, and PyTorch's plain causal softmax(QK^T/sqrt(D)) V with autograd beside
+# ours. Always 1 thread: the slopes describe the algorithms, not the thread scaling.
+ATTN_KINDS="full local routing random smyrf lsh"
+ATTN_WINDOW=128
+ATTN_FIT_MIN_N=1024  # slopes fit n >= this: below it fixed costs flatten the curves
+# Targets at n = 8192 (issue 6): label | A | B | kind | bound. speedup: B's ms / A's ms >
+# bound; memory: A's memory / B's < bound, where memory is held_bytes() for our cores and
+# peak - base RSS for PyTorch. Our full core never forms the n x n matrix (it holds
+# O(n D) caches and a 64 x n score block), so "less than 1/4 of full attention's memory"
+# is checked against both: our full core and PyTorch's dense one.
+ATTN_TARGET_N=8192
+ATTN_TARGETS=(
+  "routing vs full attention, fwd+bwd speed|ours:routing|ours:full|speedup|1"
+  "smyrf vs full attention, fwd+bwd speed|ours:smyrf|ours:full|speedup|1"
+  "routing / our full attention (no n×n), memory|ours:routing|ours:full|memory|0.25"
+  "smyrf / our full attention (no n×n), memory|ours:smyrf|ours:full|memory|0.25"
+  "routing / PyTorch full attention (n×n), memory|ours:routing|torch:full|memory|0.25"
+  "smyrf / PyTorch full attention (n×n), memory|ours:smyrf|torch:full|memory|0.25"
+)
+declare -A attn
+attn_impls=()
+attn_done_ns=()
+if [[ -z $only || " $only " == *" attention "* ]]; then
+  for kind in $ATTN_KINDS; do attn_impls+=("ours:$kind"); done
+  attn_impls+=("torch:full")
+  for n in $attn_ns; do
+    attn_done_ns+=("$n")
+    for impl in "${attn_impls[@]}"; do
+      kind=${impl#*:}
+      echo "running attention/$impl n=$n ..." >&2
+      if [[ $impl == torch:* ]]; then
+        ((n <= attn_torch_max_n)) || continue
+        line=$(OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$py" "$root/tools/bench/torch_attention_scaling.py" \
+          --n "$n" --threads 1 --warmup "$attn_warmup" --steps "$attn_steps" | tail -n 1) || line=
+      else
+        line=$(OMP_NUM_THREADS=1 "$attn_scaling_bin" --kind "$kind" --n "$n" --window "$ATTN_WINDOW" \
+          --threads 1 --warmup "$attn_warmup" --steps "$attn_steps" | tail -n 1) || line=
+      fi
+      if [[ -n $(field ms "$line") ]]; then
+        echo "  $line" >&2
+        attn[$impl/$n]=$line
+      else
+        echo "  attention/$impl n=$n failed" >&2
+        failed=1
+      fi
+    done
+  done
+fi
+
+# attn_get IMPL N KEY -> a field of that run's line ("" when it did not run); mem is the
+# memory the plot and the targets use: held_mb for ours, peak - base RSS for PyTorch.
+attn_get() {
+  local line=${attn[$1/$2]:-}
+  [[ -z $line ]] && return 0
+  if [[ $3 == mem ]]; then
+    if [[ $1 == torch:* ]]; then
+      awk -v p="$(field peak_rss_mb "$line")" -v b="$(field base_rss_mb "$line")" 'BEGIN { printf "%.1f", p - b }'
+    else
+      field held_mb "$line"
+    fi
+  else
+    field "$3" "$line"
+  fi
+}
+
+# attn_slope IMPL KEY -> least-squares slope of log(KEY) against log(n) over n >= ATTN_FIT_MIN_N
+attn_slope() {
+  local n pts=()
+  for n in "${attn_done_ns[@]}"; do
+    ((n >= ATTN_FIT_MIN_N)) || continue
+    local y
+    y=$(attn_get "$1" "$n" "$2")
+    [[ -n $y ]] && pts+=("$n $y")
+  done
+  ((${#pts[@]} >= 2)) || { echo "-"; return 0; }
+  printf '%s\n' "${pts[@]}" | awk '$2 > 0 { x = log($1); y = log($2); sx += x; sy += y; sxx += x * x; sxy += x * y; m++ }
+    END { d = m * sxx - sx * sx; if (m < 2 || d == 0) print "-"; else printf "%.2f", (m * sxy - sx * sy) / d }'
+}
+
+attn_md=()
+attn_target_lines=()
+if ((${#attn_done_ns[@]} > 0)); then
+  head_ms="| n |" head_mem="| n |" rule="|---:|"
+  for impl in "${attn_impls[@]}"; do
+    head_ms+=" $impl |" head_mem+=" $impl |" rule+="---:|"
+  done
+  attn_md+=("Time of one forward + backward, ms (median; 1 thread, B=1, H=1, D=64, w=$ATTN_WINDOW):" ""
+    "$head_ms ours full / PyTorch |" "$rule---:|")
+  for n in "${attn_done_ns[@]}"; do
+    row="| $n |"
+    for impl in "${attn_impls[@]}"; do row+=" $(attn_get "$impl" "$n" ms) |"; done
+    a=$(attn_get ours:full "$n" ms) b=$(attn_get torch:full "$n" ms)
+    r=-
+    [[ -n $a && -n $b ]] && r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')
+    attn_md+=("$row $r |")
+  done
+  attn_md+=("" "Memory, MB: held_bytes() of our cores after backward; PyTorch: peak minus base RSS (what its step added); n×n: one dense float score matrix:" ""
+    "$head_mem n×n |" "$rule---:|")
+  for n in "${attn_done_ns[@]}"; do
+    row="| $n |"
+    for impl in "${attn_impls[@]}"; do row+=" $(attn_get "$impl" "$n" mem) |"; done
+    attn_md+=("$row $(awk -v n="$n" 'BEGIN { printf "%.1f", n * n * 4 / 1048576 }') |")
+  done
+  attn_md+=("" "Log-log slopes (least squares over n >= $ATTN_FIT_MIN_N; ~2 = quadratic, ~1 = linear):" ""
+    "| implementation | time slope | memory slope |" "|---|---:|---:|")
+  for impl in "${attn_impls[@]}"; do
+    attn_md+=("| $impl | $(attn_slope "$impl" ms) | $(attn_slope "$impl" mem) |")
+  done
+  for tg in "${ATTN_TARGETS[@]}"; do
+    IFS='|' read -r label a b kind bound <<<"$tg"
+    if [[ $kind == speedup ]]; then
+      va=$(attn_get "$a" "$ATTN_TARGET_N" ms) vb=$(attn_get "$b" "$ATTN_TARGET_N" ms)
+    else
+      va=$(attn_get "$a" "$ATTN_TARGET_N" mem) vb=$(attn_get "$b" "$ATTN_TARGET_N" mem)
+    fi
+    [[ -z $va || -z $vb ]] && continue
+    if [[ $kind == speedup ]]; then
+      value=$(awk -v a="$va" -v b="$vb" 'BEGIN { printf "%.2f", b / a }') goal="> ${bound}x"
+      ok=$(awk -v v="$value" -v t="$bound" 'BEGIN { print (v > t) ? "yes" : "no" }')
+    else
+      value=$(awk -v a="$va" -v b="$vb" 'BEGIN { printf "%.3f", a / b }') goal="< ${bound}x"
+      ok=$(awk -v v="$value" -v t="$bound" 'BEGIN { print (v < t) ? "yes" : "no" }')
+    fi
+    attn_target_lines+=("| $label, n=$ATTN_TARGET_N | ${value}x | $goal | $ok |")
+  done
+fi
+
 load_end=$(cut -d' ' -f1 /proc/loadavg)
 
 # lookup WORKLOAD IMPL_OR_PATH -> ms of IMPL in WORKLOAD (a path "w/impl" names another)
@@ -196,29 +339,39 @@ fi
 mkdir -p "$out_dir"
 md=$out_dir/latest.md
 csv=$out_dir/latest.csv
+attn_csv=$out_dir/attention_scaling.csv
 json=$out_dir/bench-$stamp.json
 {
   echo "# Training-step benchmark"
   echo
   echo "    ${header//$'\n'/$'\n'    }"
   echo "    load average (1 min): $load_start at start, $load_end at end, on $ncpu cores"
-  echo
-  echo "| workload | implementation | B | T | I | H | ms/step (median) | best ms | peak RSS MB | LSTM-eq. GFLOP/s |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-  for r in "${rows[@]}"; do
-    IFS='|' read -r key task B T I H <<<"$r"
-    echo "| ${key%%/*} | ${key#*/} | $B | $T | $I | $H | ${ms[$key]:-failed} | ${best[$key]:--} | ${rss[$key]:--} | ${gflops[$key]:--} |"
-  done
+  if ((${#rows[@]} > 0)); then
+    echo
+    echo "| workload | implementation | B | T | I | H | ms/step (median) | best ms | peak RSS MB | LSTM-eq. GFLOP/s |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    for r in "${rows[@]}"; do
+      IFS='|' read -r key task B T I H <<<"$r"
+      echo "| ${key%%/*} | ${key#*/} | $B | $T | $I | $H | ${ms[$key]:-failed} | ${best[$key]:--} | ${rss[$key]:--} | ${gflops[$key]:--} |"
+    done
+  fi
+  if ((${#attn_md[@]} > 0)); then
+    echo
+    echo "## Attention scaling"
+    echo
+    printf '%s\n' "${attn_md[@]}"
+  fi
   echo
   echo "| target | measured | goal | met |"
   echo "|---|---:|---|---|"
-  printf '%s\n' "${target_lines[@]}"
+  printf '%s\n' "${target_lines[@]}" "${attn_target_lines[@]}"
   echo
   echo "Full causal multi-head attention, seqbench vs PyTorch on the same weights: $attn_check"
   echo
   echo "ours = seqbench's own cell, onednn = seqbench on oneDNN's LSTM primitive, torch = PyTorch"
   echo "(torch:nn.LSTM fused, torch:CELL a Python step loop as the papers' code runs custom cells);"
-  echo "@N = N threads. Speedup = the other's ms / this one's."
+  echo "@N = N threads. Speedup = the other's ms / this one's. Attention: ours:KIND = seqbench's"
+  echo "core, torch:full = PyTorch's softmax(QK^T/sqrt(D)) V with autograd."
 } >"$md"
 {
   echo "date,commit,nproc,cpu,torch,workload,impl,task,B,T,I,H,ms_per_step,ms_min,peak_rss_mb,gflops,load_start,load_end"
@@ -227,14 +380,72 @@ json=$out_dir/bench-$stamp.json
     echo "$date_utc,$commit,$ncpu,\"$cpu\",$torch_version,${key%%/*},${key#*/},$task,$B,$T,$I,$H,${ms[$key]:-},${best[$key]:-},${rss[$key]:-},${gflops[$key]:-},$load_start,$load_end"
   done
 } >"$csv"
-"$py" - "$csv" "$json" <<'EOF'
+outputs="$md, $csv"
+if ((${#attn_done_ns[@]} > 0)); then
+  attn_keys="B H N D window clusters rounds threads ms ms_min ms_max fwd_ms bwd_ms peak_rss_mb base_rss_mb held_mb nxn_mb"
+  {
+    echo "date,commit,nproc,cpu,torch,impl,kind,${attn_keys// /,},mem_mb,load_start,load_end"
+    for n in "${attn_done_ns[@]}"; do
+      for impl in "${attn_impls[@]}"; do
+        line=${attn[$impl/$n]:-}
+        [[ -z $line ]] && continue
+        vals=
+        for k in $attn_keys; do vals+=$(field "$k" "$line"),; done
+        echo "$date_utc,$commit,$ncpu,\"$cpu\",$torch_version,$impl,${impl#*:},$vals$(attn_get "$impl" "$n" mem),$load_start,$load_end"
+      done
+    done
+  } >"$attn_csv"
+  outputs+=", $attn_csv"
+  # The figure: gnuplot data (one block per implementation: n, ms, memory MB) and script
+  # beside the PNG, so the figure can be restyled and redrawn with `gnuplot NAME.gp`.
+  {
+    for impl in "${attn_impls[@]}"; do
+      echo "# $impl: n ms mem_mb"
+      for n in "${attn_done_ns[@]}"; do
+        [[ -n ${attn[$impl/$n]:-} ]] && echo "$n $(attn_get "$impl" "$n" ms) $(attn_get "$impl" "$n" mem)"
+      done
+      printf '\n\n'
+    done
+  } >"$out_dir/attention_scaling.dat"
+  {
+    echo "set terminal pngcairo size 1400,560 font ',11'"
+    echo "set output 'attention_scaling.png'"
+    echo "set multiplot layout 1,2 title 'One causal attention forward + backward (1 thread, B=1, H=1, D=64, w=$ATTN_WINDOW)'"
+    echo "set logscale xy; set xlabel 'n'; set grid; set key top left"
+    echo "set title 'time'; set ylabel 'ms (median)'"
+    plot=
+    for i in "${!attn_impls[@]}"; do plot+="'attention_scaling.dat' index $i using 1:2 with linespoints title '${attn_impls[$i]}', "; done
+    echo "plot ${plot%, }"
+    echo "set title 'memory (ours: held\\_bytes(); PyTorch: peak - base RSS)'; set ylabel 'MB'"
+    plot=
+    for i in "${!attn_impls[@]}"; do plot+="'attention_scaling.dat' index $i using 1:(\$3 > 0 ? \$3 : NaN) with linespoints title '${attn_impls[$i]}', "; done
+    echo "plot ${plot}(x * x * 4 / 1048576) with lines dashtype 2 lc 'gray' title 'n×n floats'"
+    echo "unset multiplot"
+  } >"$out_dir/attention_scaling.gp"
+  if command -v gnuplot >/dev/null; then
+    if (cd "$out_dir" && gnuplot attention_scaling.gp); then
+      outputs+=", $out_dir/attention_scaling.png"
+    else
+      echo "bench: gnuplot failed on $out_dir/attention_scaling.gp (the CSV is written)" >&2
+    fi
+  else
+    echo "bench: no gnuplot on PATH, no attention_scaling.png (hint: apt-get install gnuplot-nox)" >&2
+  fi
+fi
+outputs+=" and $json"
+# attention_scaling.csv goes into the JSON only when this run wrote it.
+attn_json_csv=
+((${#attn_done_ns[@]} > 0)) && attn_json_csv=$attn_csv
+"$py" - "$csv" "$json" "$attn_json_csv" <<'EOF'
 import csv, json, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-json.dump({"rows": rows}, open(sys.argv[2], "w"), indent=1)
+doc = {"rows": list(csv.DictReader(open(sys.argv[1])))}
+if sys.argv[3]:
+    doc["attention_scaling"] = list(csv.DictReader(open(sys.argv[3])))
+json.dump(doc, open(sys.argv[2], "w"), indent=1)
 EOF
 
 echo
-sed -n '/^| workload/,$p' "$md"
+awk 'f; /^    load average/ { f = 1 }' "$md"
 echo "load average (1 min) at end: $load_end"
-echo "wrote $md, $csv and $json"
+echo "wrote $outputs"
 [[ $failed == 0 ]] || die "some implementations failed (see above)"
