@@ -20,23 +20,6 @@ const std::vector<Imagenet64PaperNumber>& imagenet64_paper_numbers() {
   return numbers;
 }
 
-std::string attention_kinds(const std::string& attention) {
-  std::vector<std::string> kinds;
-  size_t at = 0;
-  while (at <= attention.size()) {
-    size_t end = attention.find(',', at);
-    if (end == std::string::npos) end = attention.size();
-    std::string kind = attention.substr(at, end - at);
-    kind = kind.substr(0, kind.find(':'));
-    if (!kind.empty() && std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
-      kinds.push_back(kind);
-    at = end + 1;
-  }
-  std::string out;
-  for (const auto& k : kinds) out += (out.empty() ? "" : "+") + k;
-  return out;
-}
-
 report::CsvTable imagenet64_table(const report::CsvTable& runs) {
   const std::vector<std::string> key_cols{"label", "attention", "data", "image_size",
                                           "train_images"};
@@ -63,7 +46,7 @@ report::CsvTable imagenet64_table(const report::CsvTable& runs) {
   for (const auto& key : order) {
     const Group& g = groups[key];
     std::string paper = "—";
-    const std::string kinds = attention_kinds(key[1]);
+    const std::string kinds = report::attention_kinds(key[1]);
     for (const auto& p : imagenet64_paper_numbers())
       if (kinds == p.kinds) paper = p.value;
     double updates = 0;

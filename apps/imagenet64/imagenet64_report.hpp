@@ -27,9 +27,6 @@ struct Imagenet64PaperNumber {
 
 const std::vector<Imagenet64PaperNumber>& imagenet64_paper_numbers();
 
-// "local:2,routing:2" -> "local+routing" (kinds in order of appearance, each once).
-std::string attention_kinds(const std::string& attention);
-
 // Builds the table (columns and rows, path = runs.path) from a runs.csv already read.
 // Rows without a test bpd are skipped. Throws core::Error naming runs.path for a missing
 // column or a cell that is not a number.

@@ -14,6 +14,7 @@
 #include "apps/imagenet64/imagenet64_report.hpp"
 #include "apps/minigrid/minigrid_report.hpp"
 #include "apps/pmnist/pmnist_report.hpp"
+#include "apps/wikitext103/wikitext103_report.hpp"
 #include "config/cli.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
@@ -88,6 +89,12 @@ const TableReport kTables[] = {
      "the best validation. Paper numbers are on char-PTB and Wikitext-2; a stand-in corpus\n"
      "gives different values. (?) = recalled, not yet checked against the paper.",
      char_ptb_table},
+    {"wikitext103", "the word-level LM table (test perplexity) beside the paper's",
+     "Word-level language modelling: test perplexity at the best validation.\n"
+     "Paper numbers: Roy et al. 2021 on Wikitext-103 (their full-size models; full attention "
+     "is their Transformer-XL baseline); a stand-in corpus or a small preset gives different "
+     "values. (?) = recalled, not yet checked against the paper.",
+     wikitext103_table},
     {"imagenet64", "the pixel-level image modelling table (test bits/dim) beside the paper's",
      "Pixel-level image modelling: test bits per dimension (subpixel) at the best validation.\n"
      "Paper numbers: Roy et al. 2021 on ImageNet64; a stand-in data set gives different "

@@ -132,4 +132,21 @@ std::string mean_sd(const std::vector<double>& values, int decimals) {
                      std::sqrt(ss / double(values.size() - 1)), decimals);
 }
 
+std::string attention_kinds(const std::string& attention) {
+  std::vector<std::string> kinds;
+  size_t at = 0;
+  while (at <= attention.size()) {
+    size_t end = attention.find(',', at);
+    if (end == std::string::npos) end = attention.size();
+    std::string kind = attention.substr(at, end - at);
+    kind = kind.substr(0, kind.find(':'));
+    if (!kind.empty() && std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+      kinds.push_back(kind);
+    at = end + 1;
+  }
+  std::string out;
+  for (const auto& k : kinds) out += (out.empty() ? "" : "+") + k;
+  return out;
+}
+
 }  // namespace seqbench::report

@@ -22,4 +22,9 @@ std::string markdown_table(const std::vector<std::string>& header,
 // decimals digits after the point. values must not be empty.
 std::string mean_sd(const std::vector<double>& values, int decimals);
 
+// The kinds of a head-group spec, for matching a run to a paper's number:
+// "local:2,routing:2" -> "local+routing", "full:4" -> "full" (kinds in order of
+// appearance, each once). Not validated: runs.csv holds specs the apps already checked.
+std::string attention_kinds(const std::string& attention);
+
 }  // namespace seqbench::report

@@ -37,3 +37,11 @@ TEST(Markdown, MeanSdOfOneAndOfSeveralValues) {
   EXPECT_EQ(report::mean_sd({1.0, 2.0, 3.0}, 3), "2.000 ± 1.000");  // sample sd
   EXPECT_THROW(report::mean_sd({}, 2), core::Error);
 }
+
+TEST(Markdown, AttentionKindsListsEachKindOnceInOrder) {
+  EXPECT_EQ(report::attention_kinds("local:2,routing:2"), "local+routing");
+  EXPECT_EQ(report::attention_kinds("full:4"), "full");
+  EXPECT_EQ(report::attention_kinds("routing"), "routing");
+  EXPECT_EQ(report::attention_kinds("lsh:1,local:2,lsh:1"), "lsh+local");
+  EXPECT_EQ(report::attention_kinds(""), "");
+}
