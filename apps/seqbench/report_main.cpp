@@ -14,6 +14,7 @@
 #include "apps/imagenet64/imagenet64_report.hpp"
 #include "apps/minigrid/minigrid_report.hpp"
 #include "apps/pmnist/pmnist_report.hpp"
+#include "apps/wikitext103/attention_approx.hpp"
 #include "apps/wikitext103/wikitext103_report.hpp"
 #include "config/cli.hpp"
 #include "core/check.hpp"
@@ -173,7 +174,32 @@ int report_main(int argc, char** argv) {
           ->type_name("FILE");
       tables.emplace_back(sub, &r);
     }
+    CLI::App* attention = app.add_subcommand(
+        "attention", "analyses of trained attention models (docs/experiments/wikitext103.md)");
+    attention->require_subcommand(1);
+    CLI::App* approx = attention->add_subcommand(
+        "approx",
+        "relative output error of local / routing / random / smyrf / lsh attention against "
+        "full attention, on the attention inputs of a trained full-attention wikitext103 run");
+    ApproxCommandOptions approx_opts;
+    approx->add_option("RUN_DIR", approx_opts.run_dir, "results/wikitext103/<run-id>")
+        ->required();
+    approx->add_option("--out", approx_opts.out_dir, "output directory (default RUN_DIR/attention_approx)")
+        ->type_name("DIR");
+    approx->add_option("--segments", approx_opts.segments, "validation segments to use")
+        ->capture_default_str();
+    approx->add_option("--windows", approx_opts.approx.windows, "windows w (each query sees <= 2w keys)")
+        ->delimiter(',')
+        ->capture_default_str();
+    approx->add_option("--kinds", approx_opts.approx.kinds, "sparse kinds to compare")
+        ->delimiter(',')
+        ->capture_default_str();
+    approx->add_option("--kmeans-iters", approx_opts.approx.kmeans_iters,
+                       "routing: spherical k-means steps on each segment's q, k")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     if (!config::parse_cli(app, argc, argv)) return static_cast<int>(core::kExitOk);
+    if (approx->parsed()) return attention_approx_command(approx_opts);
     for (const auto& [sub, r] : tables)
       if (sub->parsed()) return table_command(*r, runs_csv, format, table_out);
     return gradnorm_command(paths, out, step, input);

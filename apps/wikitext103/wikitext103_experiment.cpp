@@ -149,6 +149,17 @@ double Wikitext103Experiment::eval_stream(const TokenColumns& s) {
   return loss / double(n);
 }
 
+int64_t Wikitext103Experiment::forward_segment(const TokenColumns& s, int64_t i) {
+  SB_CHECK(i >= 0 && i < s.segments(cfg_.lm.seq_len),
+           "wikitext103: segment {} of a stream with {} segments", i, s.segments(cfg_.lm.seq_len));
+  DrawsGuard guard(*model_);
+  model_->set_draws(kEvalDraws);
+  const int64_t L = load_segment(s, i);
+  ensure(logits_, core::Shape{s.B * L, V_});
+  model_->forward(ids_.data(), s.B, L, logits_.view(), false);
+  return L;
+}
+
 train::Metrics Wikitext103Experiment::evaluate() {
   const double vloss = eval_stream(valid_);
   const double vppl = std::exp(vloss);

@@ -140,6 +140,12 @@ class Wikitext103Experiment : public train::Experiment {
   const Outcome& outcome() const { return outcome_; }
   const data::Corpus& corpus() const { return corpus_; }
   const nn::TransformerLM& model() const { return *model_; }
+  nn::TransformerLM& model() { return *model_; }
+  // An eval-mode forward of segment i of s (at kEvalDraws, leaving the training draws
+  // untouched), for analyses that then read the model's activations, e.g. each layer's
+  // attention inputs (seqbench report attention); returns the segment's length L (its
+  // batch is s.B).
+  int64_t forward_segment(const TokenColumns& s, int64_t i);
   int64_t updates_per_epoch() const { return updates_per_epoch_; }
   double epochs_done() const { return double(cursor_) / double(updates_per_epoch_); }
   const TokenColumns& train_stream() const { return train_; }

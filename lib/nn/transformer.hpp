@@ -141,6 +141,15 @@ class MultiHeadAttentionT {
   const HeadGroup& group(int64_t g) const { return groups_[size_t(g)].spec; }
   Attention<T>& core(int64_t g) { return *groups_[size_t(g)].att; }
   const Attention<T>& core(int64_t g) const { return *groups_[size_t(g)].att; }
+  // Group g's core inputs and output in the last forward, (B, H_g, N, Dh) each (q and k
+  // after qk_norm): what analyses of a trained model's attention read.
+  struct CoreIO {
+    core::ViewT<const T> q, k, v, o;
+  };
+  CoreIO core_io(int64_t g) const {
+    const Group& gr = groups_[size_t(g)];
+    return {gr.q.cview(), gr.k.cview(), gr.v.cview(), gr.o.cview()};
+  }
   size_t held_bytes() const;
 
  private:

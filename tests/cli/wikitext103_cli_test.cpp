@@ -205,3 +205,51 @@ INSTANTIATE_TEST_SUITE_P(
         WtBadConfig{"too_short", "--set data.eval_batch=400", "data.eval_batch"},
         WtBadConfig{"format", "--set data.format=ptb_char", "data.format"}),
     [](const auto& p) { return std::string(p.param.name); });
+
+// `seqbench report attention approx` (apps/wikitext103/attention_approx.*) on a tiny
+// trained full-attention run. At w = 16 = N every kind's structure covers the sequence
+// (one block, one cluster, one bucket), so each must reproduce the model's own full
+// attention output: this checks that the captured q, k, v and o belong together. At
+// w = 2 local attention drops keys and must differ.
+TEST(Wikitext103Approx, SparseKindsAgainstTheModelsFullAttention) {
+  ASSERT_FALSE(kBin.empty()) << "SEQBENCH_WIKITEXT103_BIN is not defined";
+  const std::string front = SEQBENCH_FRONT_BIN;
+  const std::string dir = clitest::fresh_dir("x");
+  tiny_corpus(dir, "corpus", false);
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  ASSERT_EQ(run(kBin + " --config tiny.yaml --run-id r1 -q", dir).code, 0);
+  auto r = run(front + " report attention approx results/wikitext103/r1 --windows 2,4,16 "
+                       "--segments 2 --out approx",
+               dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("| kind"), std::string::npos) << r.out;
+  for (const char* f : {"attention_approx.csv", "attention_approx.md", "attention_approx.dat",
+                        "attention_approx.gp"})
+    EXPECT_TRUE(fs::exists(dir + "/approx/" + std::string(f))) << f;
+  const auto t = report::read_csv(dir + "/approx/attention_approx.csv");
+  ASSERT_EQ(t.rows.size(), 3u * 5u * 3u);  // (2 layers + all) x 5 kinds x 3 windows
+  int exact = 0;
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const double e = t.number(i, "rel_error");
+    EXPECT_TRUE(std::isfinite(e) && e >= 0) << i;
+    if (cell(t, "window", i) == "16") {
+      EXPECT_LT(e, 1e-5) << cell(t, "kind", i) << " layer " << cell(t, "layer", i);
+      ++exact;
+    }
+    if (cell(t, "window", i) == "2" && cell(t, "kind", i) == "local") {
+      EXPECT_GT(e, 1e-3) << i;
+    }
+  }
+  EXPECT_EQ(exact, 15);
+
+  // Errors: a run without full heads, no run at all.
+  ASSERT_EQ(run(kBin + " --config tiny.yaml --run-id r2 -q --set model.attention=local", dir).code,
+            0);
+  r = run(front + " report attention approx results/wikitext103/r2", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("no full heads"), std::string::npos) << r.err;
+  r = run(front + " report attention approx results/wikitext103/none", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no trained run at"), std::string::npos) << r.err;
+}

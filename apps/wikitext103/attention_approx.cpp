@@ -1,0 +1,233 @@
+#include "apps/wikitext103/attention_approx.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "apps/wikitext103/wikitext103_experiment.hpp"
+#include "config/yaml_config.hpp"
+#include "core/check.hpp"
+#include "core/fs.hpp"
+#include "report/csv.hpp"
+#include "report/markdown.hpp"
+#include "report/plots.hpp"
+#include "train/checkpoint.hpp"
+#include "train/trainer.hpp"
+
+namespace seqbench::apps {
+
+nn::AttentionConfig approx_config(const std::string& kind, int64_t w, int64_t n,
+                                  const ApproxOptions& opts) {
+  nn::AttentionConfig c;
+  c.kind = kind;
+  c.causal = true;
+  c.window = w;
+  c.rounds = 1;
+  c.seed = opts.seed;
+  const int64_t k = std::max<int64_t>(1, n / (2 * w));  // clusters of about 2w tokens
+  if (kind == "routing") {
+    c.clusters = k;
+    c.ema_decay = 0.0;  // update_centroids() is then a Lloyd step
+  } else if (kind == "lsh") {
+    c.clusters = k < 2 ? 1 : k - k % 2;  // 1 or even
+  } else if (kind == "random") {
+    c.window = 2 * w;  // a random cluster's query sees the cluster's earlier keys: <= 2w
+  }
+  nn::validate(c);  // an unknown kind: UsageError naming the kinds
+  return c;
+}
+
+void ApproxAccumulator::add(int64_t layer, core::ConstView q, core::ConstView k, core::ConstView v,
+                            core::ConstView o_full) {
+  SB_CHECK(q.shape.rank == 4, "attention approx: q must be (B, H, N, D), got {}", q.shape.str());
+  for (const auto* t : {&k, &v, &o_full})
+    core::check_shape(*t, q.shape, "attention approx: k, v, o_full");
+  const int64_t H = q.dim(1), N = q.dim(2), D = q.dim(3);
+  layers_ = std::max(layers_, layer + 1);
+  double ref2 = 0;
+  for (int64_t i = 0; i < o_full.numel(); ++i) ref2 += double(o_full.data[i]) * o_full.data[i];
+  core::Tensor o(q.shape);
+  for (const auto& kind : opts_.kinds)
+    for (int64_t w : opts_.windows) {
+      auto att = nn::make_attention<float>(approx_config(kind, w, N, opts_), H, D);
+      // Routing: fit the centroids to this segment's q and k first (no-op for the others).
+      if (att->kind() == nn::AttentionKind::Routing)
+        for (int it = 0; it < opts_.kmeans_iters; ++it) {
+          att->forward(q, k, v, o.view());
+          att->update_centroids();
+        }
+      att->forward(q, k, v, o.view());
+      double err2 = 0;
+      for (int64_t i = 0; i < o.numel(); ++i) {
+        const double d = double(o.data()[i]) - o_full.data[i];
+        err2 += d * d;
+      }
+      Sums& s = sums_[{layer, kind, w}];
+      s.err2 += err2;
+      s.ref2 += ref2;
+    }
+}
+
+std::vector<ApproxAccumulator::Row> ApproxAccumulator::rows() const {
+  std::vector<Row> out;
+  const auto rel = [](const Sums& s) { return s.ref2 > 0 ? std::sqrt(s.err2 / s.ref2) : 0.0; };
+  for (int64_t l = 0; l <= layers_; ++l)  // l == layers_: all layers pooled
+    for (const auto& kind : opts_.kinds)
+      for (int64_t w : opts_.windows) {
+        Sums s;
+        bool any = false;
+        for (int64_t j = (l < layers_ ? l : 0); j < (l < layers_ ? l + 1 : layers_); ++j) {
+          const auto it = sums_.find({j, kind, w});
+          if (it == sums_.end()) continue;
+          s.err2 += it->second.err2;
+          s.ref2 += it->second.ref2;
+          any = true;
+        }
+        if (any) out.push_back({l < layers_ ? std::to_string(l) : "all", kind, w, rel(s)});
+      }
+  return out;
+}
+
+std::string approx_csv(const std::vector<ApproxAccumulator::Row>& rows) {
+  std::string text = report::csv_line({"layer", "kind", "window", "max_keys", "rel_error"});
+  for (const auto& r : rows)
+    text += report::csv_line({r.layer, r.kind, std::to_string(r.window),
+                              std::to_string(2 * r.window), fmt::format("{:.6g}", r.rel_error)});
+  return text;
+}
+
+std::string approx_markdown(const std::vector<ApproxAccumulator::Row>& rows,
+                            const ApproxOptions& opts) {
+  std::vector<std::string> header{"kind"};
+  for (int64_t w : opts.windows) header.push_back(fmt::format("w={} (≤{} keys)", w, 2 * w));
+  std::vector<std::vector<std::string>> body;
+  for (const auto& kind : opts.kinds) {
+    std::vector<std::string> row{kind};
+    for (int64_t w : opts.windows) {
+      std::string cell = "—";
+      for (const auto& r : rows)
+        if (r.layer == "all" && r.kind == kind && r.window == w)
+          cell = fmt::format("{:.3f}", r.rel_error);
+      row.push_back(cell);
+    }
+    body.push_back(row);
+  }
+  return report::markdown_table(header, body);
+}
+
+namespace {
+
+// gnuplot data: one block per kind ("window rel_error", all layers pooled) and the script
+// drawing them against the window on a log-2 axis.
+std::string approx_dat(const std::vector<ApproxAccumulator::Row>& rows, const ApproxOptions& opts) {
+  std::string text;
+  for (const auto& kind : opts.kinds) {
+    text += fmt::format("# {}: window rel_error\n", kind);
+    for (const auto& r : rows)
+      if (r.layer == "all" && r.kind == kind)
+        text += fmt::format("{} {:.6g}\n", r.window, r.rel_error);
+    text += "\n\n";
+  }
+  return text;
+}
+
+std::string approx_script(const ApproxOptions& opts, const std::string& title) {
+  std::string plot;
+  for (size_t i = 0; i < opts.kinds.size(); ++i)
+    plot += fmt::format("{}'attention_approx.dat' index {} using 1:2 with linespoints title '{}'",
+                        i ? ", " : "", i, opts.kinds[i]);
+  return fmt::format(
+      "set terminal pngcairo size 800,560 font ',11'\n"
+      "set output 'attention_approx.png'\n"
+      "set title '{}' noenhanced\n"
+      "set logscale x 2; set grid; set key top right\n"
+      "set xlabel 'window w (each query sees at most 2w keys)'\n"
+      "set ylabel '||o - o_{{full}}|| / ||o_{{full}}||'\n"
+      "set yrange [0:*]\n"
+      "plot {}\n",
+      title, plot);
+}
+
+}  // namespace
+
+int attention_approx_command(const ApproxCommandOptions& opts) {
+  const std::string config_path = opts.run_dir + "/config.yaml";
+  const std::string ck_path = opts.run_dir + "/checkpoint.sbck";
+  if (!core::file_exists(config_path) || !core::file_exists(ck_path))
+    throw core::UsageError(fmt::format(
+        "attention approx: no trained run at '{}' (config.yaml and checkpoint.sbck needed; hint: "
+        "train one with `seqbench wikitext103 --config configs/wikitext103/full_small.yaml`)",
+        opts.run_dir));
+  if (opts.segments < 1)
+    throw core::UsageError(
+        fmt::format("attention approx: --segments must be >= 1, got {}", opts.segments));
+  for (int64_t w : opts.approx.windows)
+    if (w < 1)
+      throw core::UsageError(fmt::format(
+          "attention approx: --windows must be >= 1, got {} (hint: e.g. --windows 8,16,32)", w));
+  for (const auto& kind : opts.approx.kinds) (void)approx_config(kind, 1, 1, opts.approx);
+
+  Wikitext103Config cfg;
+  config::apply_yaml_file(cfg, config_path);
+  Wikitext103Experiment exp(cfg);
+  const train::Checkpoint ck = train::load_checkpoint(ck_path);
+  train::load_parameters(exp.params(), ck);
+  exp.load_state(ck);
+  nn::TransformerLM& lm = exp.model();
+  bool has_full = false;
+  for (int64_t l = 0; l < lm.layers(); ++l)
+    for (int64_t g = 0; g < lm.block(l).attention().groups(); ++g)
+      has_full = has_full || lm.block(l).attention().group(g).kind == "full";
+  if (!has_full)
+    throw core::UsageError(fmt::format(
+        "attention approx: the run at '{}' has no full heads (model.attention: {}; hint: train "
+        "configs/wikitext103/full_small.yaml)",
+        opts.run_dir, cfg.model.attention));
+
+  ApproxAccumulator acc(opts.approx);
+  const TokenColumns& valid = exp.valid_stream();
+  const int64_t segments = std::min(opts.segments, valid.segments(cfg.lm.seq_len));
+  for (int64_t i = 0; i < segments; ++i) {
+    exp.forward_segment(valid, i);
+    for (int64_t l = 0; l < lm.layers(); ++l) {
+      const auto& mha = lm.block(l).attention();
+      for (int64_t g = 0; g < mha.groups(); ++g) {
+        if (mha.group(g).kind != "full") continue;
+        const auto io = mha.core_io(g);
+        acc.add(l, io.q, io.k, io.v, io.o);
+      }
+    }
+  }
+
+  const std::string out = opts.out_dir.empty() ? opts.run_dir + "/attention_approx" : opts.out_dir;
+  core::make_dirs(out);
+  const auto rows = acc.rows();
+  const std::string title = fmt::format(
+      "Sparse attention vs full on the inputs of {} ({} validation segment{} of {} tokens, "
+      "{} layers, data {} ({}))",
+      opts.run_dir, segments, segments == 1 ? "" : "s", cfg.lm.seq_len, lm.layers(), cfg.data.name,
+      cfg.data.stand_in ? "stand-in" : "real");
+  const std::string md =
+      fmt::format("{}\nRelative output error ||o - o_full|| / ||o_full||, all layers pooled:\n\n{}",
+                  title, approx_markdown(rows, opts.approx));
+  core::write_file_atomic(out + "/attention_approx.csv", approx_csv(rows));
+  core::write_file_atomic(out + "/attention_approx.md", md);
+  core::write_file_atomic(out + "/attention_approx.dat", approx_dat(rows, opts.approx));
+  core::write_file_atomic(out + "/attention_approx.gp",
+                          approx_script(opts.approx, "Sparse attention vs full attention"));
+  fmt::print("{}\n", md);
+  if (report::find_program("gnuplot")) {
+    report::run_gnuplot(out + "/attention_approx.gp");
+    fmt::print("wrote {}/attention_approx.{{csv,md,png}}\n", out);
+  } else {
+    fmt::print(stderr,
+               "seqbench report: no gnuplot on PATH, no PNG (hint: apt-get install "
+               "gnuplot-nox)\n");
+    fmt::print("wrote {}/attention_approx.{{csv,md}}\n", out);
+  }
+  return core::kExitOk;
+}
+
+}  // namespace seqbench::apps
