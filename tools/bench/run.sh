@@ -103,6 +103,7 @@ load_start=$(cut -d' ' -f1 /proc/loadavg)
 header="machine: $ncpu cores (nproc), $cpu
 torch: $torch_version ($py), OPENBLAS_NUM_THREADS=1 for PyTorch; threads: $threads unless a row says; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-<unset>}
 steps: seqbench $ours_warmup warmup + $ours_steps timed, PyTorch $torch_warmup + $torch_steps (median reported); Adam lr 1e-3, clip 1.0
+attention group: 1 thread, $attn_warmup warmup + at least $attn_steps timed steps (more until 300 ms), n = $attn_ns
 date: $date_utc, commit $commit"
 echo "$header"
 echo "load average (1 min) at start: $load_start on $ncpu cores"
@@ -411,7 +412,7 @@ if ((${#attn_done_ns[@]} > 0)); then
     echo "set terminal pngcairo size 1400,560 font ',11'"
     echo "set output 'attention_scaling.png'"
     echo "set multiplot layout 1,2 title 'One causal attention forward + backward (1 thread, B=1, H=1, D=64, w=$ATTN_WINDOW)'"
-    echo "set logscale xy; set xlabel 'n'; set grid; set key top left"
+    echo "set logscale xy; set autoscale xfix; set xlabel 'n'; set grid; set key top left"
     echo "set title 'time'; set ylabel 'ms (median)'"
     plot=
     for i in "${!attn_impls[@]}"; do plot+="'attention_scaling.dat' index $i using 1:2 with linespoints title '${attn_impls[$i]}', "; done
