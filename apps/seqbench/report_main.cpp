@@ -15,6 +15,7 @@
 #include "apps/minigrid/minigrid_report.hpp"
 #include "apps/pmnist/pmnist_report.hpp"
 #include "apps/wikitext103/attention_approx.hpp"
+#include "apps/wikitext103/attention_jsd.hpp"
 #include "apps/wikitext103/wikitext103_report.hpp"
 #include "config/cli.hpp"
 #include "core/check.hpp"
@@ -198,8 +199,19 @@ int report_main(int argc, char** argv) {
                        "routing: spherical k-means steps on each segment's q, k")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
+    CLI::App* jsd = attention->add_subcommand(
+        "jsd",
+        "Jensen-Shannon divergence between the attention distributions of a trained mixed "
+        "wikitext103 model's heads (local-local, routing-routing, local-routing)");
+    JsdCommandOptions jsd_opts;
+    jsd->add_option("RUN_DIR", jsd_opts.run_dir, "results/wikitext103/<run-id>")->required();
+    jsd->add_option("--out", jsd_opts.out_dir, "output directory (default RUN_DIR/attention_jsd)")
+        ->type_name("DIR");
+    jsd->add_option("--segments", jsd_opts.segments, "validation segments to use")
+        ->capture_default_str();
     if (!config::parse_cli(app, argc, argv)) return static_cast<int>(core::kExitOk);
     if (approx->parsed()) return attention_approx_command(approx_opts);
+    if (jsd->parsed()) return attention_jsd_command(jsd_opts);
     for (const auto& [sub, r] : tables)
       if (sub->parsed()) return table_command(*r, runs_csv, format, table_out);
     return gradnorm_command(paths, out, step, input);

@@ -6,15 +6,13 @@
 #include <cmath>
 #include <memory>
 
+#include "apps/wikitext103/attention_matrix.hpp"
 #include "apps/wikitext103/wikitext103_experiment.hpp"
-#include "config/yaml_config.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
 #include "report/plots.hpp"
-#include "train/checkpoint.hpp"
-#include "train/trainer.hpp"
 
 namespace seqbench::apps {
 
@@ -59,6 +57,8 @@ void ApproxAccumulator::add(int64_t layer, core::ConstView q, core::ConstView k,
           att->update_centroids();
         }
       att->forward(q, k, v, o.view());
+      const std::vector<double> P = attention_matrix(*att, q, k);  // (B, H, N, N)
+      const auto keys = double(std::count_if(P.begin(), P.end(), [](double x) { return x > 0; }));
       double err2 = 0;
       for (int64_t i = 0; i < o.numel(); ++i) {
         const double d = double(o.data()[i]) - o_full.data[i];
@@ -67,6 +67,8 @@ void ApproxAccumulator::add(int64_t layer, core::ConstView q, core::ConstView k,
       Sums& s = sums_[{layer, kind, w}];
       s.err2 += err2;
       s.ref2 += ref2;
+      s.keys += keys;
+      s.queries += double(q.dim(0) * H * N);
     }
 }
 
@@ -83,18 +85,24 @@ std::vector<ApproxAccumulator::Row> ApproxAccumulator::rows() const {
           if (it == sums_.end()) continue;
           s.err2 += it->second.err2;
           s.ref2 += it->second.ref2;
+          s.keys += it->second.keys;
+          s.queries += it->second.queries;
           any = true;
         }
-        if (any) out.push_back({l < layers_ ? std::to_string(l) : "all", kind, w, rel(s)});
+        if (any)
+          out.push_back({l < layers_ ? std::to_string(l) : "all", kind, w, rel(s),
+                         s.queries > 0 ? s.keys / s.queries : 0.0});
       }
   return out;
 }
 
 std::string approx_csv(const std::vector<ApproxAccumulator::Row>& rows) {
-  std::string text = report::csv_line({"layer", "kind", "window", "max_keys", "rel_error"});
+  std::string text =
+      report::csv_line({"layer", "kind", "window", "max_keys", "mean_keys", "rel_error"});
   for (const auto& r : rows)
-    text += report::csv_line({r.layer, r.kind, std::to_string(r.window),
-                              std::to_string(2 * r.window), fmt::format("{:.6g}", r.rel_error)});
+    text +=
+        report::csv_line({r.layer, r.kind, std::to_string(r.window), std::to_string(2 * r.window),
+                          fmt::format("{:.4g}", r.mean_keys), fmt::format("{:.6g}", r.rel_error)});
   return text;
 }
 
@@ -102,19 +110,24 @@ std::string approx_markdown(const std::vector<ApproxAccumulator::Row>& rows,
                             const ApproxOptions& opts) {
   std::vector<std::string> header{"kind"};
   for (int64_t w : opts.windows) header.push_back(fmt::format("w={} (≤{} keys)", w, 2 * w));
-  std::vector<std::vector<std::string>> body;
-  for (const auto& kind : opts.kinds) {
-    std::vector<std::string> row{kind};
-    for (int64_t w : opts.windows) {
-      std::string cell = "—";
-      for (const auto& r : rows)
-        if (r.layer == "all" && r.kind == kind && r.window == w)
-          cell = fmt::format("{:.3f}", r.rel_error);
-      row.push_back(cell);
+  // One table of `value(row)` over kinds and windows.
+  const auto table = [&](auto value) {
+    std::vector<std::vector<std::string>> body;
+    for (const auto& kind : opts.kinds) {
+      std::vector<std::string> line{kind};
+      for (int64_t w : opts.windows) {
+        std::string cell = "—";
+        for (const auto& r : rows)
+          if (r.layer == "all" && r.kind == kind && r.window == w) cell = value(r);
+        line.push_back(cell);
+      }
+      body.push_back(line);
     }
-    body.push_back(row);
-  }
-  return report::markdown_table(header, body);
+    return report::markdown_table(header, body);
+  };
+  return table([](const auto& r) { return fmt::format("{:.3f}", r.rel_error); }) +
+         "\nMean keys a query attends to (weight > 0):\n\n" +
+         table([](const auto& r) { return fmt::format("{:.1f}", r.mean_keys); });
 }
 
 namespace {
@@ -153,13 +166,6 @@ std::string approx_script(const ApproxOptions& opts, const std::string& title) {
 }  // namespace
 
 int attention_approx_command(const ApproxCommandOptions& opts) {
-  const std::string config_path = opts.run_dir + "/config.yaml";
-  const std::string ck_path = opts.run_dir + "/checkpoint.sbck";
-  if (!core::file_exists(config_path) || !core::file_exists(ck_path))
-    throw core::UsageError(fmt::format(
-        "attention approx: no trained run at '{}' (config.yaml and checkpoint.sbck needed; hint: "
-        "train one with `seqbench wikitext103 --config configs/wikitext103/full_small.yaml`)",
-        opts.run_dir));
   if (opts.segments < 1)
     throw core::UsageError(
         fmt::format("attention approx: --segments must be >= 1, got {}", opts.segments));
@@ -170,12 +176,8 @@ int attention_approx_command(const ApproxCommandOptions& opts) {
   for (const auto& kind : opts.approx.kinds) (void)approx_config(kind, 1, 1, opts.approx);
 
   Wikitext103Config cfg;
-  config::apply_yaml_file(cfg, config_path);
-  Wikitext103Experiment exp(cfg);
-  const train::Checkpoint ck = train::load_checkpoint(ck_path);
-  train::load_parameters(exp.params(), ck);
-  exp.load_state(ck);
-  nn::TransformerLM& lm = exp.model();
+  const auto exp = load_trained_run(opts.run_dir, "attention approx", cfg);
+  nn::TransformerLM& lm = exp->model();
   bool has_full = false;
   for (int64_t l = 0; l < lm.layers(); ++l)
     for (int64_t g = 0; g < lm.block(l).attention().groups(); ++g)
@@ -187,10 +189,10 @@ int attention_approx_command(const ApproxCommandOptions& opts) {
         opts.run_dir, cfg.model.attention));
 
   ApproxAccumulator acc(opts.approx);
-  const TokenColumns& valid = exp.valid_stream();
+  const TokenColumns& valid = exp->valid_stream();
   const int64_t segments = std::min(opts.segments, valid.segments(cfg.lm.seq_len));
   for (int64_t i = 0; i < segments; ++i) {
-    exp.forward_segment(valid, i);
+    exp->forward_segment(valid, i);
     for (int64_t l = 0; l < lm.layers(); ++l) {
       const auto& mha = lm.block(l).attention();
       for (int64_t g = 0; g < mha.groups(); ++g) {

@@ -18,6 +18,8 @@
 // Routing's centroids are fitted to each segment's own q and k by `kmeans_iters` steps
 // of spherical k-means (update_centroids with ema_decay 0, i.e. Lloyd steps). This is
 // optimistic: a trained routing model's online EMA centroids only approach this.
+// mean_keys: how many keys a query actually attends to (P > 0), mean over queries, read
+// back from the core's attention matrix (attention_matrix.hpp): the budget as spent.
 // docs/experiments/wikitext103.md ("Attention analyses") has the measured table.
 #pragma once
 
@@ -59,6 +61,7 @@ class ApproxAccumulator {
     std::string kind;
     int64_t window = 0;
     double rel_error = 0;
+    double mean_keys = 0;  // keys with nonzero weight per query
   };
   // Per layer, then "all", in the order of opts.kinds and opts.windows.
   std::vector<Row> rows() const;
@@ -66,16 +69,17 @@ class ApproxAccumulator {
 
  private:
   struct Sums {
-    double err2 = 0, ref2 = 0;
+    double err2 = 0, ref2 = 0, keys = 0, queries = 0;
   };
   ApproxOptions opts_;
   std::map<std::tuple<int64_t, std::string, int64_t>, Sums> sums_;
   int64_t layers_ = 0;
 };
 
-// attention_approx.csv: layer,kind,window,max_keys,rel_error.
+// attention_approx.csv: layer,kind,window,max_keys,mean_keys,rel_error.
 std::string approx_csv(const std::vector<ApproxAccumulator::Row>& rows);
-// A Markdown table of the "all" rows: one row per kind, one column per window.
+// Markdown tables of the "all" rows, one row per kind and one column per window: the
+// relative errors, then the mean keys per query.
 std::string approx_markdown(const std::vector<ApproxAccumulator::Row>& rows,
                             const ApproxOptions& opts);
 

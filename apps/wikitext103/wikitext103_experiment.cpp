@@ -4,9 +4,12 @@
 #include <cmath>
 
 #include "apps/wikitext103/demo_config.hpp"
+#include "config/yaml_config.hpp"
 #include "core/fs.hpp"
 #include "nn/loss.hpp"
 #include "optim/optimizer.hpp"
+#include "train/checkpoint.hpp"
+#include "train/trainer.hpp"
 
 namespace seqbench::apps {
 
@@ -217,6 +220,24 @@ void Wikitext103Experiment::load_state(const train::Checkpoint& ck) {
   auto st = model_->state();
   train::get_state(ck, kStatePrefix, st);
   model_->set_state(st);
+}
+
+std::unique_ptr<Wikitext103Experiment> load_trained_run(const std::string& run_dir,
+                                                        const std::string& command,
+                                                        Wikitext103Config& cfg) {
+  const std::string config_path = run_dir + "/config.yaml", ck_path = run_dir + "/checkpoint.sbck";
+  if (!core::file_exists(config_path) || !core::file_exists(ck_path))
+    throw core::UsageError(fmt::format(
+        "{}: no trained run at '{}' (config.yaml and checkpoint.sbck needed; hint: train one "
+        "with `seqbench wikitext103 --config configs/wikitext103/<preset>.yaml`)",
+        command, run_dir));
+  cfg = Wikitext103Config{};
+  config::apply_yaml_file(cfg, config_path);
+  auto exp = std::make_unique<Wikitext103Experiment>(cfg);
+  const train::Checkpoint ck = train::load_checkpoint(ck_path);
+  train::load_parameters(exp->params(), ck);
+  exp->load_state(ck);
+  return exp;
 }
 
 }  // namespace seqbench::apps

@@ -175,6 +175,14 @@ class Wikitext103Experiment : public train::Experiment {
   core::Tensor logits_, dlogits_;       // (b L, V)
 };
 
+// A finished run read back for analysis: its saved config (filled into cfg), the corpus,
+// and the model with the parameters and state of run_dir/checkpoint.sbck. Throws
+// core::UsageError naming run_dir (and `command` in the message) when either file is
+// missing.
+std::unique_ptr<Wikitext103Experiment> load_trained_run(const std::string& run_dir,
+                                                        const std::string& command,
+                                                        Wikitext103Config& cfg);
+
 // `seqbench wikitext103 ...` and the seqbench_wikitext103 binary.
 int wikitext103_main(int argc, char** argv);
 

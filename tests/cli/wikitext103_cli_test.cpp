@@ -232,8 +232,12 @@ TEST(Wikitext103Approx, SparseKindsAgainstTheModelsFullAttention) {
   for (size_t i = 0; i < t.rows.size(); ++i) {
     const double e = t.number(i, "rel_error");
     EXPECT_TRUE(std::isfinite(e) && e >= 0) << i;
+    // The budget: at most 2w keys per query (+ itself for smyrf and routing).
+    const double keys = t.number(i, "mean_keys"), w = t.number(i, "window");
+    EXPECT_LE(keys, 2 * w + 1) << cell(t, "kind", i) << " w=" << w;
     if (cell(t, "window", i) == "16") {
       EXPECT_LT(e, 1e-5) << cell(t, "kind", i) << " layer " << cell(t, "layer", i);
+      EXPECT_NEAR(keys, 8.5, 1e-9) << cell(t, "kind", i);  // query t sees keys 0..t: mean 17/2
       ++exact;
     }
     if (cell(t, "window", i) == "2" && cell(t, "kind", i) == "local") {
@@ -252,4 +256,41 @@ TEST(Wikitext103Approx, SparseKindsAgainstTheModelsFullAttention) {
   r = run(front + " report attention approx results/wikitext103/none", dir);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("no trained run at"), std::string::npos) << r.err;
+}
+
+// `seqbench report attention jsd` (apps/wikitext103/attention_jsd.*) on a tiny trained
+// model with 2 local and 2 routing heads per layer. The command itself checks that the
+// attention matrices it recovers reproduce each core's output (P V == o), so a run that
+// succeeds has read the right distributions; every mean JSD lies in [0, ln 2].
+TEST(Wikitext103Jsd, MeanDivergencePerPairTypeWithinBounds) {
+  ASSERT_FALSE(kBin.empty()) << "SEQBENCH_WIKITEXT103_BIN is not defined";
+  const std::string front = SEQBENCH_FRONT_BIN;
+  const std::string dir = clitest::fresh_dir("x");
+  tiny_corpus(dir, "corpus", false);
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  ASSERT_EQ(run(kBin + " --config tiny.yaml --run-id r1 -q --set model.heads=4 "
+                       "--set model.attention=local:2,routing:2",
+                dir)
+                .code,
+            0);
+  auto r = run(front + " report attention jsd results/wikitext103/r1 --segments 2 --out jsd", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("local-routing"), std::string::npos) << r.out;
+  const auto t = report::read_csv(dir + "/jsd/attention_jsd.csv");
+  ASSERT_EQ(t.rows.size(), 3u * 3u);  // (2 layers + all) x {local-local, local-routing, routing-routing}
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const double j = t.number(i, "mean_jsd");
+    EXPECT_GE(j, 0.0) << i;
+    EXPECT_LE(j, std::log(2.0) + 1e-9) << i;
+    // 2 segments x 2 columns x 16 queries, times the pairs of that type per layer.
+    const double pairs = cell(t, "pair", i) == "local-routing" ? 4 : 1;
+    EXPECT_EQ(t.number(i, "count"), (cell(t, "layer", i) == "all" ? 2 : 1) * 64 * pairs) << i;
+  }
+
+  // A model with one kind per layer has nothing to compare.
+  ASSERT_EQ(run(kBin + " --config tiny.yaml --run-id r2 -q", dir).code, 0);
+  r = run(front + " report attention jsd results/wikitext103/r2", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("no layer mixing head kinds"), std::string::npos) << r.err;
 }

@@ -67,7 +67,8 @@ TEST(Wikitext103Report, OneRowPerModelWithThePapersNumbersBeside) {
 
 TEST(Wikitext103Report, MissingColumnOrBadCellIsOneLineNamingIt) {
   const std::string dir = clitest::fresh_dir("x");
-  clitest::write(dir + "/nocol.csv", "label,attention,layers,hidden,T,data\nx,full:4,2,128,256,d\n");
+  clitest::write(dir + "/nocol.csv",
+                 "label,attention,layers,hidden,T,data\nx,full:4,2,128,256,d\n");
   auto r = run(kReport + " nocol.csv", dir);
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
