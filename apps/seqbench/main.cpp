@@ -47,7 +47,8 @@ const Entry kExperiments[] = {
 // Commands that read results rather than train.
 const Entry kCommands[] = {
     {"report", seqbench::apps::report_main,
-     "figures from runs: `report gradnorm RUN_DIR...` (docs/report.md)"},
+     "tables and figures from runs: `report <experiment>`, `report gradnorm RUN_DIR...`, "
+     "`report attention approx|jsd RUN_DIR` (docs/report.md)"},
     {"compare", seqbench::apps::compare_main,
      "one row per model from a runs.csv: `compare results/copy/runs.csv`"},
 };
