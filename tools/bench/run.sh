@@ -169,7 +169,10 @@ done
 # ours. Always 1 thread: the slopes describe the algorithms, not the thread scaling.
 ATTN_KINDS="full local routing random smyrf lsh"
 ATTN_WINDOW=128
-ATTN_FIT_MIN_N=1024  # slopes fit n >= this: below it fixed costs flatten the curves
+# Slopes fit n >= this: below 1024 fixed costs flatten the curves (a quick run has no
+# two lengths that large, so it fits all of them).
+ATTN_FIT_MIN_N=1024
+[[ $quick == 1 ]] && ATTN_FIT_MIN_N=256
 # Targets at n = 8192 (issue 6): label | A | B | kind | bound. speedup: B's ms / A's ms >
 # bound; memory: A's memory / B's < bound, where memory is held_bytes() for our cores and
 # peak - base RSS for PyTorch. Our full core never forms the n x n matrix (it holds
