@@ -166,13 +166,5 @@ int main(int argc, char** argv) {
   app.add_option("--seed", a.seed, "seed of the inputs and the random projections")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  try {
-    return run(a);
-  } catch (const core::Error& e) {
-    fmt::print(stderr, "seqbench_bench_attention: {}\n", e.what());
-    return e.exit_code();
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "seqbench_bench_attention: {}\n", e.what());
-    return core::kExitError;
-  }
+  return bench::guarded_main("seqbench_bench_attention", [&] { return run(a); });
 }

@@ -1,13 +1,19 @@
 // Helpers shared by the benchmark programs of tools/bench (cell_step.cpp,
-// attention_scaling.cpp): the median of timed repetitions and the process's resident
-// memory now. Peak memory is train::peak_rss_mb() (getrusage).
+// attention_scaling.cpp): the median of timed repetitions, the process's resident
+// memory now (peak memory is train::peak_rss_mb(), getrusage), and the error handling
+// around a program's body.
 #pragma once
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <vector>
+
+#include "core/check.hpp"
 
 namespace seqbench::bench {
 
@@ -28,6 +34,21 @@ inline double current_rss_mb() {
   std::fclose(f);
   if (got != 2) return 0;
   return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+// Runs body() and turns an exception into one line on stderr, "<program>: <what>", and
+// its exit code (core::Error's own, else kExitError).
+template <class F>
+int guarded_main(const char* program, F&& body) {
+  try {
+    return body();
+  } catch (const core::Error& e) {
+    fmt::print(stderr, "{}: {}\n", program, e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: {}\n", program, e.what());
+    return core::kExitError;
+  }
 }
 
 }  // namespace seqbench::bench

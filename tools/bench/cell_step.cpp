@@ -206,13 +206,5 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? core::kExitOk : core::kExitUsage;
   }
-  try {
-    return run(a);
-  } catch (const core::Error& e) {
-    fmt::print(stderr, "seqbench_bench_cell: {}\n", e.what());
-    return e.exit_code();
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "seqbench_bench_cell: {}\n", e.what());
-    return core::kExitError;
-  }
+  return bench::guarded_main("seqbench_bench_cell", [&] { return run(a); });
 }
