@@ -130,7 +130,8 @@ size_t Attention<T>::Workspace::bytes() const {
 
 template <class T>
 size_t Attention<T>::held_bytes() const {
-  size_t n = (lse_.capacity() + w_.capacity() + oocc_.capacity()) * sizeof(T) +
+  size_t n = (lse_.capacity() + w_.capacity() + oocc_.capacity() + dbias_s_.capacity()) *
+                 sizeof(T) +
              occ_off_.capacity() * sizeof(int64_t);
   for (const auto& st : st_) n += st.bytes();
   for (const auto& ws : ws_) n += ws.bytes();
@@ -157,19 +158,41 @@ void Attention<T>::reserve_workspaces() {
 }
 
 template <class T>
-T Attention<T>::self_score(const T* qrow, const T* krow) const {
-  return cfg_.shared_qk ? static_cast<T>(kSelfMask) : scale_ * dot(qrow, krow, dim_);
+int64_t Attention<T>::bias_bucket(int64_t tq, int64_t tk) const {
+  const int64_t d = tq - tk;
+  if (cfg_.causal) return std::clamp<int64_t>(d, 0, nb_ - 1);
+  const int64_t m = (nb_ + 1) / 2;  // nb = 2M - 1
+  return std::clamp<int64_t>(d, -(m - 1), m - 1) + m - 1;
+}
+
+template <class T>
+const T* Attention<T>::bias_row(int64_t s) const {
+  return bias_.data ? bias_.data + (s % heads_) * nb_ : nullptr;
+}
+
+template <class T>
+T Attention<T>::self_score(const T* qrow, const T* krow, const T* bh) const {
+  if (cfg_.shared_qk) return static_cast<T>(kSelfMask);
+  T v = scale_ * dot(qrow, krow, dim_);
+  if (bh) v += bh[bias_bucket(0, 0)];
+  return v;
 }
 
 template <class T>
 void Attention<T>::scores(const AttnStructure& st, const AttnGroup& g, const T* qg, const T* kg,
-                          T* s) const {
+                          const T* bh, T* s) const {
   const int64_t r = g.q_len, c = g.k_len;
   if (c == 0) return;
   backend::gemm<T>(Trans::N, Trans::T, r, c, dim_, scale_, qg, dim_, kg, dim_, T(0), s, c);
+  const int32_t* kt = st.k.data() + g.k_off;
+  if (bh)
+    for (int64_t i = 0; i < r; ++i) {
+      const int32_t t = st.q[g.q_off + i];
+      T* row = s + i * c;
+      for (int64_t j = 0; j < c; ++j) row[j] += bh[bias_bucket(t, kt[j])];
+    }
   if (!cfg_.causal && !cfg_.shared_qk) return;
   const T neg_inf = -std::numeric_limits<T>::infinity();
-  const int32_t* kt = st.k.data() + g.k_off;
   for (int64_t i = 0; i < r; ++i) {
     const int32_t t = st.q[g.q_off + i];
     T* row = s + i * c;
@@ -184,7 +207,8 @@ void Attention<T>::scores(const AttnStructure& st, const AttnGroup& g, const T* 
 
 template <class T>
 void Attention<T>::forward(core::ViewT<const T> q, core::ViewT<const T> k,
-                           core::ViewT<const T> v, core::ViewT<T> dst) {
+                           core::ViewT<const T> v, core::ViewT<T> dst,
+                           core::ViewT<const T> bias) {
   SB_CHECK(q.shape.rank == 4, "attention ({}).forward: q must be (B, H, N, D), got {}", cfg_.kind,
            q.shape.str());
   const int64_t B = q.dim(0), H = q.dim(1), N = q.dim(2), D = q.dim(3);
@@ -197,6 +221,15 @@ void Attention<T>::forward(core::ViewT<const T> q, core::ViewT<const T> k,
   core::check_shape(k, shape, "attention.forward k");
   core::check_shape(v, shape, "attention.forward v");
   core::check_shape(dst, shape, "attention.forward dst");
+  if (bias.data) {
+    SB_CHECK(bias.shape.rank == 2 && bias.dim(0) == H && bias.dim(1) >= 1,
+             "attention ({}).forward: the relative bias must be (H={}, buckets), got {}",
+             cfg_.kind, H, bias.shape.str());
+    SB_CHECK(cfg_.causal || bias.dim(1) % 2 == 1,
+             "attention ({}).forward: a non-causal relative bias needs an odd number of buckets "
+             "(2M - 1 for distances -(M-1) .. M-1), got {}",
+             cfg_.kind, bias.dim(1));
+  }
   const int64_t S = B * H;
   const int nthreads = std::max(1, omp_get_max_threads());
   if (static_cast<int>(ws_.size()) < nthreads) ws_.resize(static_cast<size_t>(nthreads));
@@ -234,6 +267,8 @@ void Attention<T>::forward(core::ViewT<const T> q, core::ViewT<const T> k,
   q_ = q;
   k_ = k;
   v_ = v;
+  bias_ = bias;
+  nb_ = bias.data ? bias.dim(1) : 0;
   const int64_t total = occ_off_[S];
   grow(lse_, total);
   grow(w_, total);
@@ -257,6 +292,7 @@ void Attention<T>::forward_slice(int64_t s, T* dst, Workspace& ws) {
   T* oocc = oocc_.data() + off * D;
   const bool has_self = !st.self.empty();
   const T neg_inf = -std::numeric_limits<T>::infinity();
+  const T* bh = bias_row(s);
 
   for (const AttnGroup& g : st.groups) {
     const int64_t R = g.q_len, C = g.k_len;
@@ -276,13 +312,13 @@ void Attention<T>::forward_slice(int64_t s, T* dst, Workspace& ws) {
       vg = ws.vg.data();
     }
     T* sc = ws.s.data();
-    scores(st, g, qg, kg, sc);
+    scores(st, g, qg, kg, bh, sc);
     for (int64_t i = 0; i < R; ++i) {
       const int64_t occ = g.q_off + i;
       const int32_t t = st.q[occ];
       T* row = sc + i * C;
       const bool self = has_self && st.self[occ];
-      const T ss = self ? self_score(Q + t * D, K + t * D) : neg_inf;
+      const T ss = self ? self_score(Q + t * D, K + t * D, bh) : neg_inf;
       T mx = ss;
       for (int64_t j = 0; j < C; ++j) mx = std::max(mx, row[j]);
       if (mx == neg_inf) {  // nothing visible
@@ -343,7 +379,7 @@ void Attention<T>::forward_slice(int64_t s, T* dst, Workspace& ws) {
 
 template <class T>
 void Attention<T>::backward(core::ViewT<const T> ddst, core::ViewT<T> dq, core::ViewT<T> dk,
-                            core::ViewT<T> dv) {
+                            core::ViewT<T> dv, core::ViewT<T> dbias) {
   SB_CHECK(!st_.empty() && q_.data,
            "attention ({}).backward: no forward to differentiate (hint: call forward first)",
            cfg_.kind);
@@ -353,6 +389,12 @@ void Attention<T>::backward(core::ViewT<const T> ddst, core::ViewT<T> dq, core::
   core::check_shape(dq, shape, "attention.backward dq");
   core::check_shape(dk, shape, "attention.backward dk");
   core::check_shape(dv, shape, "attention.backward dv");
+  if (dbias.data) {
+    SB_CHECK(bias_.data, "attention ({}).backward: dbias given, but the forward had no relative "
+             "bias (hint: pass the table to forward)", cfg_.kind);
+    core::check_shape(dbias, bias_.shape, "attention.backward dbias");
+    dbias_s_.assign(static_cast<size_t>(S * nb_), T(0));
+  }
   // The thread count may have changed since forward (core::set_threads).
   const int nthreads = std::max(1, omp_get_max_threads());
   if (static_cast<int>(ws_.size()) < nthreads) ws_.resize(static_cast<size_t>(nthreads));
@@ -360,11 +402,20 @@ void Attention<T>::backward(core::ViewT<const T> ddst, core::ViewT<T> dq, core::
 #pragma omp parallel for schedule(dynamic) if (S > 1)
   for (int64_t s = 0; s < S; ++s)
     backward_slice(s, ddst.data + s * N * D, dq.data + s * N * D, dk.data + s * N * D,
-                   dv.data + s * N * D, ws_[static_cast<size_t>(omp_get_thread_num())]);
+                   dv.data + s * N * D, dbias.data ? dbias_s_.data() + s * nb_ : nullptr,
+                   ws_[static_cast<size_t>(omp_get_thread_num())]);
+  // Slices of one head (every batch row) share its bias row: sum them in slice order,
+  // so the result does not depend on the thread schedule.
+  if (dbias.data)
+    for (int64_t s = 0; s < S; ++s) {
+      const T* src = dbias_s_.data() + s * nb_;
+      T* row = dbias.data + (s % heads_) * nb_;
+      for (int64_t j = 0; j < nb_; ++j) row[j] += src[j];
+    }
 }
 
 template <class T>
-void Attention<T>::backward_slice(int64_t s, const T* ddst, T* dq, T* dk, T* dv,
+void Attention<T>::backward_slice(int64_t s, const T* ddst, T* dq, T* dk, T* dv, T* dbh,
                                   Workspace& ws) const {
   const int64_t N = n_, D = dim_;
   const AttnStructure& st = st_[static_cast<size_t>(s)];
@@ -378,6 +429,7 @@ void Attention<T>::backward_slice(int64_t s, const T* ddst, T* dq, T* dk, T* dv,
   const bool has_self = !st.self.empty();
   const T neg_inf = -std::numeric_limits<T>::infinity();
   const int64_t nocc = static_cast<int64_t>(st.q.size());
+  const T* bh = bias_row(s);
 
   // Per occurrence: D_i = do_occ . o_occ = w ddst_t . o_occ, and for the logsumexp rule
   // dlse = w (ddst_t . o_occ - ddst_t . dst_t).
@@ -432,7 +484,7 @@ void Attention<T>::backward_slice(int64_t s, const T* ddst, T* dq, T* dk, T* dv,
     }
     T* p = ws.s.data();
     T* dp = ws.dp.data();
-    scores(st, g, qg, kg, p);
+    scores(st, g, qg, kg, bh, p);
     if (C > 0)
       backend::gemm<T>(Trans::N, Trans::T, R, C, D, T(1), dog, D, vg, D, T(0), dp, C);
     for (int64_t i = 0; i < R; ++i) {
@@ -455,17 +507,23 @@ void Attention<T>::backward_slice(int64_t s, const T* ddst, T* dq, T* dk, T* dv,
       if (cfg_.shared_qk)
         for (int64_t j = 0; j < C; ++j)
           if (kt[j] == qt[i]) drow[j] = 0;
+      // dS of a score is also the gradient of its bias entry (causal entries have dS = 0).
+      if (dbh)
+        for (int64_t j = 0; j < C; ++j)
+          if (!(cfg_.causal && kt[j] > qt[i])) dbh[bias_bucket(qt[i], kt[j])] += drow[j];
       if (has_self && st.self[occ]) {
         const int32_t t = qt[i];
-        const T ps = std::exp(self_score(Q + t * D, K + t * D) - l);
+        const T ps = std::exp(self_score(Q + t * D, K + t * D, bh) - l);
         const T* dorow = dog + i * D;
         const T ds = ps * (dot(dorow, V + t * D, D) + shift);
         for (int64_t j = 0; j < D; ++j) dv[t * D + j] += ps * dorow[j];
-        if (!cfg_.shared_qk)
+        if (!cfg_.shared_qk) {
           for (int64_t j = 0; j < D; ++j) {
             dq[t * D + j] += scale_ * ds * K[t * D + j];
             dk[t * D + j] += scale_ * ds * Q[t * D + j];
           }
+          if (dbh) dbh[bias_bucket(t, t)] += ds;
+        }
       }
     }
     if (C == 0) continue;

@@ -14,6 +14,13 @@
 //         shared_qk: S_ij = -1e5 where key token == query token (Reformer: a token
 //         attends to itself only when nothing else is visible; constant in backward)
 //         + a "self" column s_i = q_t . k_t / sqrt(D) where the structure asks for it
+//         relative bias (optional table R (H, nb), h = the slice's head), added to every
+//         score including the self column (distance 0), before the masks:
+//           causal:     S_ij += R[h, min(t_i - t_j, nb - 1)]          (t_i >= t_j)
+//           non-causal: S_ij += R[h, clamp(t_i - t_j, -(M-1), M-1) + M - 1], nb = 2M - 1
+//         Mask constants (causal -inf, shared_qk -1e5) replace the biased score. The
+//         bias is a score term only: the structure builders (hashing, clustering) never
+//         see it.
 //   lse = logsumexp_j S_ij,  P = exp(S - lse),  o_occ = P Vg   (R, D)
 // A row with no visible key gets o_occ = 0 and lse = -inf. The occurrences of token t
 // (one per round / cluster it is in) are combined into dst_t = Σ w_occ o_occ with
@@ -26,13 +33,15 @@
 //   dlse_i = w_occ (ddst_t . (o_occ - dst_t))   (logsumexp rule; 0 for average)
 //   dS = P ⊙ (dP - D_i + dlse_i)  (0 where S is a mask constant),
 //   dQg += dS Kg / sqrt(D), dKg += dS^T Qg / sqrt(D), dVg += P^T do_occ,
-// scattered back into dq, dk, dv.
+// scattered back into dq, dk, dv; dR[h, bucket(t_i - t_j)] += dS_ij (self column too),
+// summed per slice and then over the batch in a fixed order (deterministic).
 //
 // Kept between forward and backward (Nocc occurrences over all slices, typically
 // rounds x B H N): the structure of every slice (indices, groups; O(Nocc) ints), lse and
-// w (Nocc), o_occ (Nocc, D), views of q, k, v (the caller keeps them alive until
-// backward). Workspaces, sized once per shape and per thread: gathered rows and score
-// blocks of (largest group rows) x (largest key range), per-token rows (N, D).
+// w (Nocc), o_occ (Nocc, D), views of q, k, v and of the bias table (the caller keeps
+// them alive until backward); backward adds a (B H, nb) bias-gradient buffer.
+// Workspaces, sized once per shape and per thread: gathered rows and score blocks of
+// (largest group rows) x (largest key range), per-token rows (N, D).
 //
 // Parallelism: slices run in parallel (OpenMP), each on one thread, so the gemm calls
 // inside run single-threaded when there are several slices.
@@ -104,13 +113,16 @@ class Attention {
   Attention& operator=(const Attention&) = delete;
 
   // q, k, v (B, H, N, D) -> dst (B, H, N, D). Builds each slice's structure (unless
-  // held, see hold_assignment) and caches what backward needs.
+  // held, see hold_assignment) and caches what backward needs. bias: optional relative
+  // position table (H, nb), see the equations above (causal: nb >= 1; non-causal: nb
+  // odd); an empty view (data null) means no bias.
   void forward(core::ViewT<const T> q, core::ViewT<const T> k, core::ViewT<const T> v,
-               core::ViewT<T> dst);
+               core::ViewT<T> dst, core::ViewT<const T> bias = {});
   // ddst (B, H, N, D) -> dq, dk, dv (B, H, N, D), accumulated (+=). Needs the forward
-  // just before, with its q, k, v still alive; may be called more than once.
+  // just before, with its q, k, v (and bias table) still alive; may be called more than
+  // once. dbias: optional (H, nb), accumulated (+=); needs a bias in that forward.
   void backward(core::ViewT<const T> ddst, core::ViewT<T> dq, core::ViewT<T> dk,
-                core::ViewT<T> dv);
+                core::ViewT<T> dv, core::ViewT<T> dbias = {});
 
   // While held, forward reuses the last structure (clusters, buckets, orders) instead
   // of rebuilding it; the shape must stay the same. For finite-difference checks, and
@@ -152,7 +164,8 @@ class Attention {
   int64_t heads_, dim_;
   // The last forward's inputs and shape.
   core::ViewT<const T> q_, k_, v_;
-  int64_t b_ = 0, n_ = 0;
+  core::ViewT<const T> bias_;  // (H, nb) or empty
+  int64_t b_ = 0, n_ = 0, nb_ = 0;
 
  private:
   struct Workspace {
@@ -163,12 +176,18 @@ class Attention {
     size_t bytes() const;
   };
   void reserve_workspaces();
-  // S (R, C) of group g: scaled products, then the causal and self masks.
+  // S (R, C) of group g: scaled products plus the relative bias, then the causal and
+  // self masks. bh: this slice's head row of the bias table (nb), or null.
   void scores(const AttnStructure& st, const AttnGroup& g, const T* qg, const T* kg,
-              T* s) const;
-  T self_score(const T* qrow, const T* krow) const;
+              const T* bh, T* s) const;
+  T self_score(const T* qrow, const T* krow, const T* bh) const;
+  // The bias bucket of query token tq and key token tk (0 .. nb - 1).
+  int64_t bias_bucket(int64_t tq, int64_t tk) const;
+  const T* bias_row(int64_t s) const;
   void forward_slice(int64_t s, T* dst, Workspace& ws);
-  void backward_slice(int64_t s, const T* ddst, T* dq, T* dk, T* dv, Workspace& ws) const;
+  // dbh: this slice's bias-gradient row (nb), or null.
+  void backward_slice(int64_t s, const T* ddst, T* dq, T* dk, T* dv, T* dbh,
+                      Workspace& ws) const;
 
   Combine combine_;
   T scale_;
@@ -177,6 +196,7 @@ class Attention {
   std::vector<AttnStructure> st_;       // (B H)
   std::vector<int64_t> occ_off_;        // (B H + 1) offsets into lse_, w_, oocc_
   std::vector<T> lse_, w_, oocc_;       // (Nocc), (Nocc), (Nocc, D)
+  std::vector<T> dbias_s_;              // (B H, nb) per-slice bias gradients (backward)
   std::vector<Workspace> ws_;           // per thread
   std::vector<BuildScratch<T>> scratch_;  // per thread
   int64_t max_rows_ = 0, max_keys_ = 0, max_occ_ = 0;
