@@ -38,7 +38,7 @@ nn::AttentionConfig approx_config(const std::string& kind, int64_t w, int64_t n,
 }
 
 void ApproxAccumulator::add(int64_t layer, core::ConstView q, core::ConstView k, core::ConstView v,
-                            core::ConstView o_full) {
+                            core::ConstView o_full, core::ConstView bias) {
   SB_CHECK(q.shape.rank == 4, "attention approx: q must be (B, H, N, D), got {}", q.shape.str());
   for (const auto* t : {&k, &v, &o_full})
     core::check_shape(*t, q.shape, "attention approx: k, v, o_full");
@@ -53,11 +53,11 @@ void ApproxAccumulator::add(int64_t layer, core::ConstView q, core::ConstView k,
       // Routing: fit the centroids to this segment's q and k first (no-op for the others).
       if (att->kind() == nn::AttentionKind::Routing)
         for (int it = 0; it < opts_.kmeans_iters; ++it) {
-          att->forward(q, k, v, o.view());
+          att->forward(q, k, v, o.view(), bias);
           att->update_centroids();
         }
-      att->forward(q, k, v, o.view());
-      const std::vector<double> P = attention_matrix(*att, q, k);  // (B, H, N, N)
+      att->forward(q, k, v, o.view(), bias);
+      const std::vector<double> P = attention_matrix(*att, q, k, bias);  // (B, H, N, N)
       const auto keys = double(std::count_if(P.begin(), P.end(), [](double x) { return x > 0; }));
       double err2 = 0;
       for (int64_t i = 0; i < o.numel(); ++i) {
@@ -198,7 +198,7 @@ int attention_approx_command(const ApproxCommandOptions& opts) {
       for (int64_t g = 0; g < mha.groups(); ++g) {
         if (mha.group(g).kind != "full") continue;
         const auto io = mha.core_io(g);
-        acc.add(l, io.q, io.k, io.v, io.o);
+        acc.add(l, io.q, io.k, io.v, io.o, io.bias);
       }
     }
   }

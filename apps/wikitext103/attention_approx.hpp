@@ -52,9 +52,10 @@ class ApproxAccumulator {
   explicit ApproxAccumulator(ApproxOptions opts) : opts_(std::move(opts)) {}
 
   // One layer's full-attention inputs and output of one segment: q, k, v, o_full
-  // (B, H, N, D) each. Runs every kind at every window on them and adds to the sums.
+  // (B, H, N, D) each, and the relative-position bias (H, nb) o_full was computed with, if
+  // any. Runs every kind at every window on them, with that bias, and adds to the sums.
   void add(int64_t layer, core::ConstView q, core::ConstView k, core::ConstView v,
-           core::ConstView o_full);
+           core::ConstView o_full, core::ConstView bias = {});
 
   struct Row {
     std::string layer;  // "0", "1", ... or "all"

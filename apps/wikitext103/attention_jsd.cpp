@@ -41,7 +41,7 @@ void group_probs(nn::MultiHeadAttentionT<float>& mha, int64_t g, int64_t layer,
                  std::vector<HeadProbs>& heads) {
   const auto io = mha.core_io(g);
   const int64_t B = io.q.dim(0), H = io.q.dim(1), N = io.q.dim(2);
-  const std::vector<double> P = attention_matrix(mha.core(g), io.q, io.k);  // (B, H, N, N)
+  const std::vector<double> P = attention_matrix(mha.core(g), io.q, io.k, io.bias);  // (B, H, N, N)
   const double worst = attention_matrix_error(P, io.v, io.o);
   SB_CHECK(worst < 1e-4,
            "attention jsd: layer {} group {} ({}): the recovered attention matrix does not "

@@ -8,7 +8,7 @@
 namespace seqbench::apps {
 
 std::vector<double> attention_matrix(nn::Attention<float>& core, core::ConstView q,
-                                     core::ConstView k) {
+                                     core::ConstView k, core::ConstView bias) {
   SB_CHECK(q.shape.rank == 4, "attention_matrix: q must be (B, H, N, D), got {}", q.shape.str());
   core::check_shape(k, q.shape, "attention_matrix: k");
   const int64_t B = q.dim(0), H = q.dim(1), N = q.dim(2), D = q.dim(3);
@@ -20,7 +20,7 @@ std::vector<double> attention_matrix(nn::Attention<float>& core, core::ConstView
     vb.zero();
     for (int64_t bh = 0; bh < B * H; ++bh)
       for (int64_t d = 0; d < D && c * D + d < N; ++d) vb.data()[(bh * N + c * D + d) * D + d] = 1;
-    core.forward(q, k, vb.cview(), ob.view());
+    core.forward(q, k, vb.cview(), ob.view(), bias);
     for (int64_t bh = 0; bh < B * H; ++bh)
       for (int64_t t = 0; t < N; ++t)
         for (int64_t d = 0; d < D && c * D + d < N; ++d)

@@ -18,9 +18,10 @@ namespace seqbench::apps {
 // P (B, H, N, N), row (b, h, t) = query t's distribution over the keys (0 where it does not
 // look; causal: 0 after t), of core's last forward on q, k (B, H, N, D). Leaves the core's
 // hold_assignment setting as it was. Throws core::Error when the core has no structure for
-// this shape (no forward on it before).
+// this shape (no forward on it before). bias: the relative-position table (H, nb) that
+// forward used, if any (MultiHeadAttentionT::core_io(g).bias).
 std::vector<double> attention_matrix(nn::Attention<float>& core, core::ConstView q,
-                                     core::ConstView k);
+                                     core::ConstView k, core::ConstView bias = {});
 
 // max over (b, h, t, d) of |(P V)[t, d] - o[t, d]| / (1 + |o[t, d]|): how well P reproduces
 // the core's output o on values v, all (B, H, N, D).

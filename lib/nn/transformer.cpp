@@ -132,6 +132,10 @@ void validate(const TransformerConfig& cfg) {
     fail(fmt::format("model.local_window: must be >= 0, got {}", cfg.local_window));
   if (cfg.clusters < 1) fail(fmt::format("model.clusters: must be >= 1, got {}", cfg.clusters));
   if (cfg.rounds < 1) fail(fmt::format("model.rounds: must be >= 1, got {}", cfg.rounds));
+  if (cfg.relative_positions < 0)
+    fail(fmt::format("model.relative_positions: must be >= 0, got {} (hint: 0 = off; the "
+                     "Routing Transformer clips distances at 512)",
+                     cfg.relative_positions));
   if (!(cfg.ema_decay >= 0.0 && cfg.ema_decay <= 1.0))
     fail(fmt::format("model.ema_decay: must be in [0, 1], got {}", cfg.ema_decay));
 }
@@ -142,7 +146,7 @@ template <class T>
 MultiHeadAttentionT<T>::MultiHeadAttentionT(core::ParamStoreT<T>& ps, const std::string& name,
                                             int64_t dim, const std::vector<HeadGroup>& groups,
                                             const AttentionConfig& base, bool qk_norm, double eps,
-                                            int64_t local_window)
+                                            int64_t local_window, int64_t relative_positions)
     : dim_(dim),
       heads_(0),
       hd_(0),
@@ -154,6 +158,11 @@ MultiHeadAttentionT<T>::MultiHeadAttentionT(core::ParamStoreT<T>& ps, const std:
   SB_CHECK(heads_ > 0 && dim % heads_ == 0, "{}: {} heads do not divide width {}", name, heads_,
            dim);
   hd_ = dim / heads_;
+  SB_CHECK(relative_positions >= 0, "{}: relative_positions = {} must be >= 0", name,
+           relative_positions);
+  // Zero after finalize, and init leaves it so.
+  if (relative_positions > 0)
+    relpos_ = &ps.add(name + ".relpos", core::Shape{heads_, relative_positions});
   int64_t h0 = 0;
   groups_.resize(groups.size());
   for (size_t i = 0; i < groups.size(); ++i) {
@@ -225,7 +234,7 @@ void MultiHeadAttentionT<T>::forward(core::ViewT<const T> src, core::ViewT<T> ds
       layer_norm_forward<T>(g.kr.data(), rows, D, nullptr, nullptr, eps_, g.k.data(),
                             g.kn.mean.data(), g.kn.rstd.data());
     }
-    g.att->forward(g.q.cview(), g.k.cview(), g.v.cview(), g.o.view());
+    g.att->forward(g.q.cview(), g.k.cview(), g.v.cview(), g.o.view(), bias_rows(g, false));
     // The EMA step reads this forward's q and k; it cannot change this forward's
     // structure (already built) nor its backward.
     if (train && !hold_) g.att->update_centroids();
@@ -259,7 +268,7 @@ void MultiHeadAttentionT<T>::backward(core::ViewT<const T> ddst, core::ViewT<T> 
     g.dq.zero();
     g.dk.zero();
     g.dv.zero();
-    g.att->backward(g.dout.cview(), g.dq.view(), g.dk.view(), g.dv.view());
+    g.att->backward(g.dout.cview(), g.dq.view(), g.dk.view(), g.dv.view(), bias_rows(g, true));
     const T* dqd = g.dq.data();
     const T* dkd = g.dk.data();
     if (qk_norm_) {
@@ -313,7 +322,7 @@ TransformerBlockT<T>::TransformerBlockT(core::ParamStoreT<T>& ps, const std::str
     : ln1_(ps, name + ".ln1", cfg.d_model, true, cfg.ln_eps),
       ln2_(ps, name + ".ln2", cfg.d_model, true, cfg.ln_eps),
       attn_(ps, name + ".attn", cfg.d_model, groups, base, cfg.qk_norm, cfg.ln_eps,
-            cfg.local_window),
+            cfg.local_window, cfg.relative_positions),
       ffn_(ps, name + ".ffn", cfg.d_model, cfg.d_ff, parse_activation(cfg.activation)),
       drop_attn_(cfg.dropout),
       drop_ffn_(cfg.dropout) {}

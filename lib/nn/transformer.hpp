@@ -13,7 +13,9 @@
 //     a   = LN1(x)
 //     [q|k|v] = a Wqkv^T + bqkv                 (B N, 3E); head h = columns h Dh .. (h+1) Dh
 //     (qk_norm: q, k <- layer norm without gain over each head's Dh)
-//     o_g = Attention_g(q_g, k_g, v_g)          causal, per head group g (B, H_g, N, Dh)
+//     o_g = Attention_g(q_g, k_g, v_g [, R_g])  causal, per head group g (B, H_g, N, Dh);
+//                                               R (H, M): learned relative-position bias
+//                                               S_ij += R[h, min(i - j, M - 1)] (M > 0)
 //     h   = x + drop(concat_g(o_g) Wo^T + bo)
 //     y   = h + drop(FFN(LN2(h)))               nn/ffn.hpp
 //   z = LN_f(x_L),  logits = z W^T + b_out      (B N, V); W = Emb (tied) or its own (V, E)
@@ -53,6 +55,7 @@ struct TransformerConfig {
   int64_t rounds = 1;               // smyrf / lsh hash rounds; random assignments
   double ema_decay = 0.999;         // routing centroid EMA λ
   bool qk_norm = false;             // layer norm (no gain) on every head's q and k
+  int64_t relative_positions = 0;   // M: learned score bias per head and distance 0..M-1 (0 = off)
   std::string activation = "relu";  // relu | gelu
   double dropout = 0.1;             // embedding, attention output and FFN output
   bool tie_embeddings = true;       // output W = the token embedding
@@ -82,6 +85,10 @@ struct TransformerConfig {
       config::at_least(1));
     v("ema_decay", ema_decay, "routing: centroid EMA decay", config::range(0.0, 1.0));
     v("qk_norm", qk_norm, "layer norm without gain on each head's queries and keys");
+    v("relative_positions", relative_positions,
+      "M: learned attention-score bias per head and query-key distance, clipped to M - 1 "
+      "(0 = off)",
+      config::non_negative());
     v("activation", activation, "feed-forward nonlinearity: relu | gelu",
       config::one_of({"relu", "gelu"}));
     v("dropout", dropout, "dropout on embeddings, attention and FFN outputs, in [0, 1)",
@@ -123,12 +130,16 @@ class MultiHeadAttentionT {
  public:
   // base: window, clusters, rounds, ema_decay and seed for every group (each group's
   // seed is derived from base.seed and its index); kind from the group; causal always;
-  // local groups use local_window when it is > 0.
+  // local groups use local_window when it is > 0. relative_positions M > 0 adds the
+  // parameter "<name>.relpos" (H, M), a score bias per head and clipped distance; group g
+  // passes its heads' rows to its core.
   MultiHeadAttentionT(core::ParamStoreT<T>& ps, const std::string& name, int64_t dim,
                       const std::vector<HeadGroup>& groups, const AttentionConfig& base,
-                      bool qk_norm, double eps = 1e-5, int64_t local_window = 0);
+                      bool qk_norm, double eps = 1e-5, int64_t local_window = 0,
+                      int64_t relative_positions = 0);
 
-  // Wqkv ~ N(0, sd²), Wo ~ N(0, out_std²), biases 0.
+  // Wqkv ~ N(0, sd²), Wo ~ N(0, out_std²), biases 0, relative bias 0 (so the model
+  // starts as it would without it).
   void init(core::Rng& rng, double sd, double out_std);
 
   // train: after the forward, routing centroids take one EMA step (unless held).
@@ -142,13 +153,14 @@ class MultiHeadAttentionT {
   Attention<T>& core(int64_t g) { return *groups_[size_t(g)].att; }
   const Attention<T>& core(int64_t g) const { return *groups_[size_t(g)].att; }
   // Group g's core inputs and output in the last forward, (B, H_g, N, Dh) each (q and k
-  // after qk_norm): what analyses of a trained model's attention read.
+  // after qk_norm), and its rows (H_g, M) of the relative-position bias (empty when
+  // off): what analyses of a trained model's attention read.
   struct CoreIO {
-    core::ViewT<const T> q, k, v, o;
+    core::ViewT<const T> q, k, v, o, bias;
   };
   CoreIO core_io(int64_t g) const {
     const Group& gr = groups_[size_t(g)];
-    return {gr.q.cview(), gr.k.cview(), gr.v.cview(), gr.o.cview()};
+    return {gr.q.cview(), gr.k.cview(), gr.v.cview(), gr.o.cview(), bias_rows(gr, false)};
   }
   size_t held_bytes() const;
 
@@ -167,6 +179,15 @@ class MultiHeadAttentionT {
   double eps_;
   bool hold_ = false;
   LinearT<T> qkv_, out_;
+  core::ParamT<T>* relpos_ = nullptr;  // (H, M) or none
+  // Group gr's rows (H_g, M) of the relative-position value, or (grad) its gradient;
+  // empty when off.
+  core::ViewT<T> bias_rows(const Group& gr, bool grad) const {
+    if (!relpos_) return {};
+    const int64_t M = relpos_->shape[1];
+    return core::ViewT<T>((grad ? relpos_->grad : relpos_->value) + gr.h0 * M,
+                          core::Shape{gr.spec.heads, M});
+  }
   std::vector<Group> groups_;
   core::ViewT<const T> src_;
   int64_t b_ = 0, n_ = 0;
@@ -220,7 +241,8 @@ template <class T>
 class TransformerLMT {
  public:
   // Parameters under "<name>.": tok.table (V, E), pos (max_len, E) when learned,
-  // l<i>.{ln1,attn.qkv,attn.out,ln2,ffn.in,ffn.out}, ln_f, out.w (V, E) unless tied,
+  // l<i>.{ln1,attn.qkv,attn.out,ln2,ffn.in,ffn.out}, l<i>.attn.relpos (H, M) when
+  // relative_positions = M > 0, ln_f, out.w (V, E) unless tied,
   // out.b (V). seed: dropout masks and the attention cores' random draws.
   TransformerLMT(const TransformerConfig& cfg, core::ParamStoreT<T>& ps, const std::string& name,
                  int64_t vocab, int64_t max_len, uint64_t seed);
