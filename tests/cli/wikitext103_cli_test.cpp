@@ -2,9 +2,11 @@
 // writes itself: a few updates of a full and a routing Transformer (results files,
 // perplexity = exp(loss), the identity columns), the real Wikitext file names, an
 // interrupted and resumed run equal bit for bit to an uninterrupted one (dropout,
-// routing centroids and random draws included), and config errors.
+// routing centroids, random draws and a trained relative-position table included), the
+// attention analyses (also on a model with relative positions), and config errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -138,7 +140,7 @@ TEST(Wikitext103Cli, InterruptedThenResumedEqualsUninterruptedBitForBit) {
   clitest::write(dir + "/tiny.yaml", kTiny);
   const std::string common =
       kBin + " --config tiny.yaml --set model.heads=4 --set model.attention=local:1,routing:1,random:1,lsh:1"
-             " --set model.ema_decay=0.5";
+             " --set model.ema_decay=0.5 --set model.relative_positions=8";
   ASSERT_EQ(run(common + " --run-id full", dir).code, 0);
   const auto part = run(common + " --run-id part --interrupt-at 5", dir);
   ASSERT_EQ(part.code, 130) << part.err;
@@ -147,13 +149,19 @@ TEST(Wikitext103Cli, InterruptedThenResumedEqualsUninterruptedBitForBit) {
   const auto a = train::load_checkpoint(dir + "/results/wikitext103/full/checkpoint.sbck");
   const auto b = train::load_checkpoint(dir + "/results/wikitext103/part/checkpoint.sbck");
   ASSERT_EQ(a.arrays.size(), b.arrays.size());
-  bool has_centroids = false;
+  bool has_centroids = false, has_relpos = false;
   for (size_t i = 0; i < a.arrays.size(); ++i) {
     EXPECT_EQ(a.arrays[i].name, b.arrays[i].name);
     EXPECT_EQ(a.arrays[i].data, b.arrays[i].data) << a.arrays[i].name << " differs";
     has_centroids = has_centroids || a.arrays[i].name.find("centroids") != std::string::npos;
+    if (a.arrays[i].name.ends_with(".attn.relpos")) {
+      has_relpos = true;  // trained away from its zero init
+      EXPECT_TRUE(std::any_of(a.arrays[i].data.begin(), a.arrays[i].data.end(),
+                              [](float x) { return x != 0.0f; }));
+    }
   }
   EXPECT_TRUE(has_centroids);
+  EXPECT_TRUE(has_relpos);
   for (const char* k : {"step", "wikitext103.model.dropout_rng", "wikitext103.model.draws",
                         "wikitext103.cursor", "wikitext103.test_ppl"})
     EXPECT_EQ(a.meta_at(k), b.meta_at(k)) << k;
@@ -203,7 +211,9 @@ INSTANTIATE_TEST_SUITE_P(
         WtBadConfig{"bptt", "--set train.bptt=5", "train.bptt"},
         WtBadConfig{"no_data", "--set data.dir=nowhere", "data.dir: no corpus at 'nowhere'"},
         WtBadConfig{"too_short", "--set data.eval_batch=400", "data.eval_batch"},
-        WtBadConfig{"format", "--set data.format=ptb_char", "data.format"}),
+        WtBadConfig{"format", "--set data.format=ptb_char", "data.format"},
+        WtBadConfig{"relative_positions", "--set model.relative_positions=-1",
+                  "model.relative_positions"}),
     [](const auto& p) { return std::string(p.param.name); });
 
 // `seqbench report attention approx` (apps/wikitext103/attention_approx.*) on a tiny
@@ -246,6 +256,21 @@ TEST(Wikitext103Approx, SparseKindsAgainstTheModelsFullAttention) {
   }
   EXPECT_EQ(exact, 15);
 
+  // With a relative-position bias, the kinds run with the model's own table: at w = 16
+  // they still reproduce its full attention.
+  ASSERT_EQ(run(kBin + " --config tiny.yaml --run-id rp -q --set model.relative_positions=6",
+                dir)
+                .code,
+            0);
+  r = run(front + " report attention approx results/wikitext103/rp --windows 16 --segments 2 "
+                  "--out approx_rp",
+          dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto trp = report::read_csv(dir + "/approx_rp/attention_approx.csv");
+  ASSERT_EQ(trp.rows.size(), 3u * 5u);
+  for (size_t i = 0; i < trp.rows.size(); ++i)
+    EXPECT_LT(trp.number(i, "rel_error"), 1e-5) << cell(trp, "kind", i);
+
   // Errors: a run without full heads, no run at all.
   ASSERT_EQ(run(kBin + " --config tiny.yaml --run-id r2 -q --set model.attention=local", dir).code,
             0);
@@ -286,6 +311,16 @@ TEST(Wikitext103Jsd, MeanDivergencePerPairTypeWithinBounds) {
     const double pairs = cell(t, "pair", i) == "local-routing" ? 4 : 1;
     EXPECT_EQ(t.number(i, "count"), (cell(t, "layer", i) == "all" ? 2 : 1) * 64 * pairs) << i;
   }
+
+  // With a relative-position bias the recovered matrices include it (the command checks
+  // P V == o for every core).
+  ASSERT_EQ(run(kBin + " --config tiny.yaml --run-id rp -q --set model.heads=4 "
+                       "--set model.attention=local:2,routing:2 --set model.relative_positions=6",
+                dir)
+                .code,
+            0);
+  r = run(front + " report attention jsd results/wikitext103/rp --segments 2 --out jsd_rp", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
 
   // A model with one kind per layer has nothing to compare.
   ASSERT_EQ(run(kBin + " --config tiny.yaml --run-id r2 -q", dir).code, 0);
