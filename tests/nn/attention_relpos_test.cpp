@@ -17,6 +17,7 @@
 #include "gradcheck.hpp"
 #include "nn/attention/attention.hpp"
 #include "nn/loss.hpp"
+#include "nn/tiny_lm.hpp"
 #include "nn/transformer.hpp"
 #include "test_util.hpp"
 #include "train/checkpoint.hpp"
@@ -266,43 +267,11 @@ TEST(AttentionRelpos, ShapeErrors) {
 namespace {
 
 nn::TransformerConfig tiny(const std::string& attention, int64_t relpos) {
-  nn::TransformerConfig c;
-  c.layers = 2;
-  c.d_model = 8;
-  c.heads = 2;
-  c.d_ff = 12;
-  c.attention = attention;
-  c.window = 3;
-  c.clusters = 2;
-  c.rounds = 1;
-  c.dropout = 0.0;
-  c.init_std = 0.3;
-  c.relative_positions = relpos;
-  return c;
+  return testutil::tiny_lm_config(attention, relpos);
 }
-
-std::vector<int32_t> random_ids(core::Rng& rng, int64_t n, int64_t V) {
-  std::vector<int32_t> ids(static_cast<size_t>(n));
-  for (auto& x : ids) x = int32_t(rng.randint(V));
-  return ids;
-}
-
+using testutil::random_ids;
 template <class T>
-struct Lm {
-  core::ParamStoreT<T> ps;
-  nn::TransformerLMT<T> model;
-  Lm(const nn::TransformerConfig& cfg, int64_t V, int64_t max_len, uint64_t seed)
-      : model(cfg, ps, "lm", V, max_len, seed) {
-    ps.finalize(0);
-    core::Rng rng(seed);
-    model.init(rng);
-  }
-  core::ParamT<T>* find(const std::string& name) {
-    for (auto& p : ps.params())
-      if (p.name == name) return &p;
-    return nullptr;
-  }
-};
+using Lm = testutil::TinyLm<T>;
 
 }  // namespace
 

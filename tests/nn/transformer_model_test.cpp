@@ -14,6 +14,7 @@
 #include "gradcheck.hpp"
 #include "nn/loss.hpp"
 #include "nn/transformer.hpp"
+#include "nn/tiny_lm.hpp"
 #include "test_util.hpp"
 
 using namespace seqbench;
@@ -22,37 +23,11 @@ using core::Shape;
 namespace {
 
 nn::TransformerConfig tiny(const std::string& attention) {
-  nn::TransformerConfig c;
-  c.layers = 2;
-  c.d_model = 8;
-  c.heads = 2;
-  c.d_ff = 12;
-  c.attention = attention;
-  c.window = 3;
-  c.clusters = 2;
-  c.rounds = 1;
-  c.dropout = 0.0;
-  c.init_std = 0.3;  // large enough that attention is far from uniform
-  return c;
+  return testutil::tiny_lm_config(attention);
 }
-
-std::vector<int32_t> random_ids(core::Rng& rng, int64_t n, int64_t V) {
-  std::vector<int32_t> ids(static_cast<size_t>(n));
-  for (auto& x : ids) x = int32_t(rng.randint(V));
-  return ids;
-}
-
+using testutil::random_ids;
 template <class T>
-struct Lm {
-  core::ParamStoreT<T> ps;
-  nn::TransformerLMT<T> model;
-  Lm(const nn::TransformerConfig& cfg, int64_t V, int64_t max_len, uint64_t seed)
-      : model(cfg, ps, "lm", V, max_len, seed) {
-    ps.finalize(0);
-    core::Rng rng(seed);
-    model.init(rng);
-  }
-};
+using Lm = testutil::TinyLm<T>;
 
 }  // namespace
 
