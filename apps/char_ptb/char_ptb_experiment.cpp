@@ -158,11 +158,24 @@ train::Metrics CharPtbExperiment::train_step() {
   return {{"loss", loss}, {"bpc", loss / std::log(2.0)}};
 }
 
+CharPtbExperiment::StateSetAside::StateSetAside(CharPtbExperiment& exp)
+    : e(exp), state(exp.state_), valid(exp.state_valid_) {
+  e.state_valid_ = false;
+}
+
+CharPtbExperiment::StateSetAside::~StateSetAside() {
+  e.state_ = std::move(state);
+  e.state_valid_ = valid;
+}
+
+void CharPtbExperiment::mask_last_step(int64_t L, int64_t b) {
+  mask_.assign(size_t(L * b), 0.f);
+  std::fill(mask_.begin() + (L - 1) * b, mask_.end(), 1.f);
+}
+
 double CharPtbExperiment::eval_stream(const ColumnStream& s) {
-  // The training state is set aside: evaluation starts from zero and must not disturb it.
-  core::Tensor saved = state_;
-  const bool saved_valid = state_valid_;
-  state_valid_ = false;
+  // Evaluation starts from zero and must not disturb the training state.
+  const StateSetAside aside(*this);
   double loss = 0;
   int64_t n = 0;
   const int64_t segments = s.segments(cfg_.lm.seq_len);
@@ -171,8 +184,6 @@ double CharPtbExperiment::eval_stream(const ColumnStream& s) {
     loss += run_segment(L, s.B, false, nullptr, nullptr) * double(L * s.B);
     n += L * s.B;
   }
-  state_ = std::move(saved);
-  state_valid_ = saved_valid;
   return loss / double(n);
 }
 
@@ -191,16 +202,11 @@ train::Metrics CharPtbExperiment::evaluate() {
 }
 
 std::vector<double> CharPtbExperiment::gradnorm_probe() {
-  core::Tensor saved = state_;
-  const bool saved_valid = state_valid_;
-  state_valid_ = false;
+  const StateSetAside aside(*this);
   const int64_t L = load_segment(valid_, 0), b = valid_.B;
-  mask_.assign(size_t(L * b), 0.f);
-  std::fill(mask_.begin() + (L - 1) * b, mask_.end(), 1.f);
+  mask_last_step(L, b);
   std::vector<double> norms;
   run_segment(L, b, true, mask_.data(), &norms);
-  state_ = std::move(saved);
-  state_valid_ = saved_valid;
   return norms;
 }
 
@@ -214,14 +220,12 @@ CharPtbExperiment::InputGradProbe CharPtbExperiment::input_grad_probe(int64_t L,
         "tokens (hint: a shorter window, or a larger data.eval_tokens / smaller "
         "data.eval_batch)",
         L, s.cols));
-  core::Tensor saved = state_;
-  const bool saved_valid = state_valid_;
+  const StateSetAside aside(*this);
   const int64_t b = s.B, E = cfg_.lm.embedding;
   InputGradProbe probe;
   probe.norm.assign(size_t(L), 0.0);
   probe.columns = b;
-  mask_.assign(size_t(L * b), 0.f);
-  std::fill(mask_.begin() + (L - 1) * b, mask_.end(), 1.f);
+  mask_last_step(L, b);
   for (int64_t w = 0; w < std::min(windows, fit); ++w) {
     state_valid_ = false;
     load_tokens(s, w * L, L);
@@ -238,8 +242,6 @@ CharPtbExperiment::InputGradProbe CharPtbExperiment::input_grad_probe(int64_t L,
   }
   for (double& v : probe.norm) v /= double(probe.windows * b);
   ps_.zero_grad();
-  state_ = std::move(saved);
-  state_valid_ = saved_valid;
   return probe;
 }
 

@@ -176,6 +176,19 @@ class CharPtbExperiment : public train::Experiment {
   double run_segment(int64_t L, int64_t b, bool train, const float* mask,
                      std::vector<double>* dh_norms);
   double eval_stream(const ColumnStream& s);  // mean loss (nats) from a zero state
+  // mask_ (L*b): the loss on the last step only (the probes).
+  void mask_last_step(int64_t L, int64_t b);
+  // Sets the carried training state aside for an evaluation or a probe (which start from
+  // a zero state) and puts it back when it goes out of scope.
+  struct StateSetAside {
+    explicit StateSetAside(CharPtbExperiment& e);
+    ~StateSetAside();
+    StateSetAside(const StateSetAside&) = delete;
+    StateSetAside& operator=(const StateSetAside&) = delete;
+    CharPtbExperiment& e;
+    core::Tensor state;
+    bool valid;
+  };
 
   CharPtbConfig cfg_;
   data::Corpus corpus_;
