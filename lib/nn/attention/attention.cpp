@@ -122,7 +122,7 @@ const AttnStructure& Attention<T>::structure(int64_t s) const {
 template <class T>
 size_t Attention<T>::Workspace::bytes() const {
   size_t n = 0;
-  for (const auto* v : {&qg, &kg, &vg, &dog, &dqg, &dkg, &dvg, &s, &dp, &sself, &ot, &occ_d,
+  for (const auto* v : {&qg, &kg, &vg, &dog, &dqg, &dkg, &dvg, &s, &dp, &sself, &occ_d,
                         &occ_dlse, &tok_m, &tok_s})
     n += v->capacity();
   return n * sizeof(T);
@@ -147,11 +147,13 @@ template <class T>
 void Attention<T>::reserve_workspaces() {
   const int64_t r = max_rows_, c = max_keys_, d = dim_, n = n_;
   for (auto& ws : ws_) {
-    for (auto* v : {&ws.qg, &ws.dog, &ws.dqg}) grow(*v, r * d);
-    for (auto* v : {&ws.kg, &ws.vg, &ws.dkg, &ws.dvg}) grow(*v, c * d);
+    grow(ws.dog, r * d);
+    if (gathers_) {  // contiguous structures (full, local) read q, k, v in place
+      for (auto* v : {&ws.qg, &ws.dqg}) grow(*v, r * d);
+      for (auto* v : {&ws.kg, &ws.vg, &ws.dkg, &ws.dvg}) grow(*v, c * d);
+    }
     for (auto* v : {&ws.s, &ws.dp}) grow(*v, r * c);
     grow(ws.sself, r);
-    grow(ws.ot, n * d);
     for (auto* v : {&ws.occ_d, &ws.occ_dlse}) grow(*v, max_occ_);
     for (auto* v : {&ws.tok_m, &ws.tok_s}) grow(*v, n);
   }
@@ -253,8 +255,10 @@ void Attention<T>::forward(core::ViewT<const T> q, core::ViewT<const T> k,
     }
     occ_off_.assign(static_cast<size_t>(S + 1), 0);
     max_rows_ = max_keys_ = max_occ_ = 0;
+    gathers_ = false;
     for (int64_t s = 0; s < S; ++s) {
       const AttnStructure& st = st_[static_cast<size_t>(s)];
+      gathers_ = gathers_ || !st.contiguous;
       const int64_t nocc = static_cast<int64_t>(st.q.size());
       occ_off_[s + 1] = occ_off_[s] + nocc;
       max_occ_ = std::max(max_occ_, nocc);
@@ -436,19 +440,18 @@ void Attention<T>::backward_slice(int64_t s, const T* ddst, T* dq, T* dk, T* dv,
   T* occ_d = ws.occ_d.data();
   T* occ_dlse = ws.occ_dlse.data();
   if (combine_ == Combine::LogSumExp) {
-    T* ot = ws.ot.data();
-    std::fill(ot, ot + N * D, T(0));
-    for (int64_t o = 0; o < nocc; ++o) {
-      T* row = ot + st.q[o] * D;
-      for (int64_t j = 0; j < D; ++j) row[j] += w[o] * oocc[o * D + j];
-    }
+    // a_o = ddst_t . o_occ, and ddst_t . dst_t = Σ_o w_o a_o over t's occurrences.
     T* tb = ws.tok_s.data();
-    for (int64_t t = 0; t < N; ++t) tb[t] = dot(ddst + t * D, ot + t * D, D);
+    std::fill(tb, tb + N, T(0));
     for (int64_t o = 0; o < nocc; ++o) {
       const int32_t t = st.q[o];
-      const T a = dot(ddst + t * D, oocc + o * D, D);
+      occ_d[o] = dot(ddst + t * D, oocc + o * D, D);
+      tb[t] += w[o] * occ_d[o];
+    }
+    for (int64_t o = 0; o < nocc; ++o) {
+      const T a = occ_d[o];
       occ_d[o] = w[o] * a;
-      occ_dlse[o] = w[o] * (a - tb[t]);
+      occ_dlse[o] = w[o] * (a - tb[st.q[o]]);
     }
   } else {
     for (int64_t o = 0; o < nocc; ++o) {

@@ -40,8 +40,9 @@
 // rounds x B H N): the structure of every slice (indices, groups; O(Nocc) ints), lse and
 // w (Nocc), o_occ (Nocc, D), views of q, k, v and of the bias table (the caller keeps
 // them alive until backward); backward adds a (B H, nb) bias-gradient buffer.
-// Workspaces, sized once per shape and per thread: gathered rows and score blocks of
-// (largest group rows) x (largest key range), per-token rows (N, D).
+// Workspaces, sized once per shape and per thread: score blocks of (largest group rows)
+// x (largest key range), the gathered rows of non-contiguous structures (contiguous
+// ones, full and local, are read in place), per-token scalars (N).
 //
 // Parallelism: slices run in parallel (OpenMP), each on one thread, so the gemm calls
 // inside run single-threaded when there are several slices.
@@ -169,10 +170,10 @@ class Attention {
 
  private:
   struct Workspace {
-    // (R, D) gathered rows / gradients, (C, D) likewise, (R, C) scores, (R) self column,
-    // (N, D) combined output, (Nocc of a slice) per-occurrence terms, (N) per token.
-    std::vector<T> qg, kg, vg, dog, dqg, dkg, dvg, s, dp, sself, ot, occ_d, occ_dlse, tok_m,
-        tok_s;
+    // (R, D) gathered rows / gradients, (C, D) likewise (only when some slice's
+    // structure is not contiguous), (R, C) scores, (R) self column, (Nocc of a slice)
+    // per-occurrence terms, (N) per token.
+    std::vector<T> qg, kg, vg, dog, dqg, dkg, dvg, s, dp, sself, occ_d, occ_dlse, tok_m, tok_s;
     size_t bytes() const;
   };
   void reserve_workspaces();
@@ -200,6 +201,7 @@ class Attention {
   std::vector<Workspace> ws_;           // per thread
   std::vector<BuildScratch<T>> scratch_;  // per thread
   int64_t max_rows_ = 0, max_keys_ = 0, max_occ_ = 0;
+  bool gathers_ = false;  // some slice's structure needs gathered rows
 };
 
 // Validates cfg (core::UsageError) and makes the kind's class (nn/attention/kinds.hpp).
