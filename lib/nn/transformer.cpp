@@ -136,6 +136,10 @@ void validate(const TransformerConfig& cfg) {
     fail(fmt::format("model.relative_positions: must be >= 0, got {} (hint: 0 = off; the "
                      "Routing Transformer clips distances at 512)",
                      cfg.relative_positions));
+  if (!(cfg.commitment >= 0.0))
+    fail(fmt::format("model.commitment: must be >= 0, got {} (hint: 0 = off; the Routing "
+                     "Transformer uses 1e-4)",
+                     cfg.commitment));
   if (!(cfg.ema_decay >= 0.0 && cfg.ema_decay <= 1.0))
     fail(fmt::format("model.ema_decay: must be in [0, 1], got {}", cfg.ema_decay));
 }
@@ -145,24 +149,23 @@ void validate(const TransformerConfig& cfg) {
 template <class T>
 MultiHeadAttentionT<T>::MultiHeadAttentionT(core::ParamStoreT<T>& ps, const std::string& name,
                                             int64_t dim, const std::vector<HeadGroup>& groups,
-                                            const AttentionConfig& base, bool qk_norm, double eps,
-                                            int64_t local_window, int64_t relative_positions)
+                                            const AttentionConfig& base, const MhaOptions& opt)
     : dim_(dim),
       heads_(0),
       hd_(0),
-      qk_norm_(qk_norm),
-      eps_(eps),
+      opt_(opt),
       qkv_(ps, name + ".qkv", dim, 3 * dim),
       out_(ps, name + ".out", dim, dim) {
   for (const auto& g : groups) heads_ += g.heads;
   SB_CHECK(heads_ > 0 && dim % heads_ == 0, "{}: {} heads do not divide width {}", name, heads_,
            dim);
   hd_ = dim / heads_;
-  SB_CHECK(relative_positions >= 0, "{}: relative_positions = {} must be >= 0", name,
-           relative_positions);
+  SB_CHECK(opt.relative_positions >= 0, "{}: relative_positions = {} must be >= 0", name,
+           opt.relative_positions);
+  SB_CHECK(opt.commitment >= 0, "{}: commitment = {} must be >= 0", name, opt.commitment);
   // Zero after finalize, and init leaves it so.
-  if (relative_positions > 0)
-    relpos_ = &ps.add(name + ".relpos", core::Shape{heads_, relative_positions});
+  if (opt.relative_positions > 0)
+    relpos_ = &ps.add(name + ".relpos", core::Shape{heads_, opt.relative_positions});
   int64_t h0 = 0;
   groups_.resize(groups.size());
   for (size_t i = 0; i < groups.size(); ++i) {
@@ -173,7 +176,9 @@ MultiHeadAttentionT<T>::MultiHeadAttentionT(core::ParamStoreT<T>& ps, const std:
     AttentionConfig c = base;
     c.kind = g.spec.kind;
     c.causal = true;
-    if (c.kind == "local" && local_window > 0) c.window = local_window;
+    if (c.kind == "local" && opt.local_window > 0) c.window = opt.local_window;
+    g.shared = opt.shared_qk && (c.kind == "routing" || c.kind == "lsh");
+    c.shared_qk = g.shared;
     c.seed = core::Rng::derive(base.seed, i).next_u64();
     g.att = make_attention<T>(c, g.spec.heads, hd_);
   }
@@ -200,19 +205,22 @@ void MultiHeadAttentionT<T>::forward(core::ViewT<const T> src, core::ViewT<T> ds
   b_ = B;
   n_ = N;
   src_ = src;
+  train_ = train;
   ensure(qkv_buf_, core::Shape{BN, 3 * E});
   ensure(merged_, core::Shape{BN, E});
   qkv_.forward(src.reshape(core::Shape{BN, E}), qkv_buf_.view());
   for (auto& g : groups_) {
     const int64_t Hg = g.spec.heads;
     const core::Shape gs{B, Hg, N, D};
-    for (auto* t : {&g.q, &g.k, &g.v, &g.o}) ensure(*t, gs);
-    if (qk_norm_) {
+    const bool qkn = opt_.qk_norm;
+    for (auto* t : {&g.q, &g.v, &g.o}) ensure(*t, gs);
+    if (!g.shared) ensure(g.k, gs);
+    if (qkn) {
       ensure(g.qr, gs);
-      ensure(g.kr, gs);
+      if (!g.shared) ensure(g.kr, gs);
     }
-    T* qd = qk_norm_ ? g.qr.data() : g.q.data();
-    T* kd = qk_norm_ ? g.kr.data() : g.k.data();
+    T* qd = qkn ? g.qr.data() : g.q.data();
+    T* kd = g.shared ? nullptr : qkn ? g.kr.data() : g.k.data();
     // (B N, 3E) rows -> (B, H_g, N, Dh) slices.
     for (int64_t b = 0; b < B; ++b)
       for (int64_t j = 0; j < Hg; ++j)
@@ -220,21 +228,36 @@ void MultiHeadAttentionT<T>::forward(core::ViewT<const T> src, core::ViewT<T> ds
           const T* row = qkv_buf_.data() + (b * N + t) * 3 * E + (g.h0 + j) * D;
           const int64_t o = ((b * Hg + j) * N + t) * D;
           std::copy_n(row, D, qd + o);
-          std::copy_n(row + E, D, kd + o);
+          if (kd) std::copy_n(row + E, D, kd + o);
           std::copy_n(row + 2 * E, D, g.v.data() + o);
         }
-    if (qk_norm_) {
+    if (qkn) {
       const int64_t rows = B * Hg * N;
       for (auto* c : {&g.qn, &g.kn}) {
         c->mean.resize(size_t(rows));
         c->rstd.resize(size_t(rows));
       }
-      layer_norm_forward<T>(g.qr.data(), rows, D, nullptr, nullptr, eps_, g.q.data(),
+      layer_norm_forward<T>(g.qr.data(), rows, D, nullptr, nullptr, opt_.eps, g.q.data(),
                             g.qn.mean.data(), g.qn.rstd.data());
-      layer_norm_forward<T>(g.kr.data(), rows, D, nullptr, nullptr, eps_, g.k.data(),
-                            g.kn.mean.data(), g.kn.rstd.data());
+      if (!g.shared)
+        layer_norm_forward<T>(g.kr.data(), rows, D, nullptr, nullptr, opt_.eps, g.k.data(),
+                              g.kn.mean.data(), g.kn.rstd.data());
     }
-    g.att->forward(g.q.cview(), g.k.cview(), g.v.cview(), g.o.view(), bias_rows(g, false));
+    const core::ViewT<const T> kin = g.shared ? g.q.cview() : g.k.cview();
+    g.att->forward(g.q.cview(), kin, g.v.cview(), g.o.view(), bias_rows(g, false));
+    // The commitment term against the centroids this forward routed with (training only:
+    // it is part of the training objective).
+    g.commit = 0;
+    if (train && opt_.commitment > 0 && g.spec.kind == "routing") {
+      ensure(g.cdq, gs);
+      g.cdq.zero();
+      if (!g.shared) {
+        ensure(g.cdk, gs);
+        g.cdk.zero();
+      }
+      g.commit = static_cast<const RoutingAttention<T>&>(*g.att).commitment(
+          opt_.commitment, g.cdq.data(), g.shared ? nullptr : g.cdk.data());
+    }
     // The EMA step reads this forward's q and k; it cannot change this forward's
     // structure (already built) nor its backward.
     if (train && !hold_) g.att->update_centroids();
@@ -269,20 +292,32 @@ void MultiHeadAttentionT<T>::backward(core::ViewT<const T> ddst, core::ViewT<T> 
     g.dk.zero();
     g.dv.zero();
     g.att->backward(g.dout.cview(), g.dq.view(), g.dk.view(), g.dv.view(), bias_rows(g, true));
+    const int64_t n = g.dq.numel();
+    if (train_ && opt_.commitment > 0 && g.spec.kind == "routing") {
+      for (int64_t i = 0; i < n; ++i) g.dq[i] += g.cdq[i];
+      if (!g.shared)
+        for (int64_t i = 0; i < n; ++i) g.dk[i] += g.cdk[i];
+    }
+    if (g.shared) {  // the core's keys were the queries
+      for (int64_t i = 0; i < n; ++i) g.dq[i] += g.dk[i];
+      g.dk.zero();
+    }
     const T* dqd = g.dq.data();
     const T* dkd = g.dk.data();
-    if (qk_norm_) {
+    if (opt_.qk_norm) {
       const int64_t rows = B * Hg * N;
       ensure(g.dqr, gs);
-      ensure(g.dkr, gs);
       g.dqr.zero();
-      g.dkr.zero();
       layer_norm_backward<T>(g.qr.data(), g.dq.data(), rows, D, nullptr, g.qn.mean.data(),
                              g.qn.rstd.data(), g.dqr.data(), nullptr, nullptr);
-      layer_norm_backward<T>(g.kr.data(), g.dk.data(), rows, D, nullptr, g.kn.mean.data(),
-                             g.kn.rstd.data(), g.dkr.data(), nullptr, nullptr);
       dqd = g.dqr.data();
-      dkd = g.dkr.data();
+      if (!g.shared) {
+        ensure(g.dkr, gs);
+        g.dkr.zero();
+        layer_norm_backward<T>(g.kr.data(), g.dk.data(), rows, D, nullptr, g.kn.mean.data(),
+                               g.kn.rstd.data(), g.dkr.data(), nullptr, nullptr);
+        dkd = g.dkr.data();
+      }
     }
     for (int64_t b = 0; b < B; ++b)
       for (int64_t j = 0; j < Hg; ++j)
@@ -290,11 +325,18 @@ void MultiHeadAttentionT<T>::backward(core::ViewT<const T> ddst, core::ViewT<T> 
           T* row = dqkv_.data() + (b * N + t) * 3 * E + (g.h0 + j) * D;
           const int64_t o = ((b * Hg + j) * N + t) * D;
           std::copy_n(dqd + o, D, row);
-          std::copy_n(dkd + o, D, row + E);
+          std::copy_n(dkd + o, D, row + E);  // zero for shared groups
           std::copy_n(g.dv.data() + o, D, row + 2 * E);
         }
   }
   qkv_.backward(src_.reshape(core::Shape{BN, E}), dqkv_.cview(), dsrc.reshape(core::Shape{BN, E}));
+}
+
+template <class T>
+double MultiHeadAttentionT<T>::aux_loss() const {
+  double s = 0;
+  for (const auto& g : groups_) s += g.commit;
+  return opt_.commitment * s;
 }
 
 template <class T>
@@ -303,7 +345,7 @@ size_t MultiHeadAttentionT<T>::held_bytes() const {
   for (const auto& g : groups_) {
     n += g.att->held_bytes();
     for (const auto* t : {&g.q, &g.k, &g.v, &g.qr, &g.kr, &g.o, &g.dq, &g.dk, &g.dv, &g.dout,
-                          &g.dqr, &g.dkr})
+                          &g.dqr, &g.dkr, &g.cdq, &g.cdk})
       n += bytes(*t);
     n += (g.qn.mean.capacity() + g.qn.rstd.capacity() + g.kn.mean.capacity() +
           g.kn.rstd.capacity()) *
@@ -321,8 +363,9 @@ TransformerBlockT<T>::TransformerBlockT(core::ParamStoreT<T>& ps, const std::str
                                         const AttentionConfig& base)
     : ln1_(ps, name + ".ln1", cfg.d_model, true, cfg.ln_eps),
       ln2_(ps, name + ".ln2", cfg.d_model, true, cfg.ln_eps),
-      attn_(ps, name + ".attn", cfg.d_model, groups, base, cfg.qk_norm, cfg.ln_eps,
-            cfg.local_window, cfg.relative_positions),
+      attn_(ps, name + ".attn", cfg.d_model, groups, base,
+            MhaOptions{cfg.qk_norm, cfg.ln_eps, cfg.local_window, cfg.relative_positions,
+                       cfg.shared_qk, cfg.commitment}),
       ffn_(ps, name + ".ffn", cfg.d_model, cfg.d_ff, parse_activation(cfg.activation)),
       drop_attn_(cfg.dropout),
       drop_ffn_(cfg.dropout) {}
@@ -446,6 +489,13 @@ void TransformerLMT<T>::init(core::Rng& rng) {
   ln_f_.init();
   if (head_) init_normal(*head_, rng, sd);
   std::fill_n(out_b_->value, vocab_, T(0));
+}
+
+template <class T>
+double TransformerLMT<T>::aux_loss() const {
+  double s = 0;
+  for (const auto& b : blocks_) s += b->attention().aux_loss();
+  return s;
 }
 
 template <class T>

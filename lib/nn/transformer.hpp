@@ -56,6 +56,8 @@ struct TransformerConfig {
   double ema_decay = 0.999;         // routing centroid EMA λ
   bool qk_norm = false;             // layer norm (no gain) on every head's q and k
   int64_t relative_positions = 0;   // M: learned score bias per head and distance 0..M-1 (0 = off)
+  bool shared_qk = false;           // routing and lsh heads: keys are the queries
+  double commitment = 0.0;          // routing heads: β of the k-means commitment loss (paper 1e-4)
   std::string activation = "relu";  // relu | gelu
   double dropout = 0.1;             // embedding, attention output and FFN output
   bool tie_embeddings = true;       // output W = the token embedding
@@ -89,6 +91,13 @@ struct TransformerConfig {
       "M: learned attention-score bias per head and query-key distance, clipped to M - 1 "
       "(0 = off)",
       config::non_negative());
+    v("shared_qk", shared_qk,
+      "routing and lsh heads use their queries as keys (Reformer, Routing Transformer); a "
+      "token's own key is then masked unless nothing else is visible");
+    v("commitment", commitment,
+      "routing heads: weight β of the commitment loss β mean ||x/|x| - sg(centroid)||^2 over "
+      "queries and keys, added to the training loss (0 = off; the paper: 1e-4)",
+      config::non_negative());
     v("activation", activation, "feed-forward nonlinearity: relu | gelu",
       config::one_of({"relu", "gelu"}));
     v("dropout", dropout, "dropout on embeddings, attention and FFN outputs, in [0, 1)",
@@ -121,6 +130,17 @@ std::string head_groups_str(const std::vector<HeadGroup>& groups);
 // Throws core::UsageError (keys named model.*) for sizes that do not fit together.
 void validate(const TransformerConfig& cfg);
 
+// A multi-head attention layer's options beyond its head groups; the TransformerConfig
+// keys of the same names.
+struct MhaOptions {
+  bool qk_norm = false;            // layer norm without gain on each head's q and k
+  double eps = 1e-5;               // of that layer norm
+  int64_t local_window = 0;        // local groups' window when > 0
+  int64_t relative_positions = 0;  // M > 0: the "<name>.relpos" (H, M) score bias
+  bool shared_qk = false;          // routing and lsh groups: k = q, own key masked
+  double commitment = 0.0;         // routing groups: commitment loss weight β
+};
+
 // Multi-head self-attention over head groups. src (B, N, E) -> dst (B, N, E).
 // Kept between forward and backward: a view of src (the caller keeps it alive), the
 // projections (B N, 3E), per group q, k, v (and their un-normalised copies with qk_norm),
@@ -130,13 +150,17 @@ class MultiHeadAttentionT {
  public:
   // base: window, clusters, rounds, ema_decay and seed for every group (each group's
   // seed is derived from base.seed and its index); kind from the group; causal always;
-  // local groups use local_window when it is > 0. relative_positions M > 0 adds the
-  // parameter "<name>.relpos" (H, M), a score bias per head and clipped distance; group g
-  // passes its heads' rows to its core.
+  // local groups use opt.local_window when it is > 0. opt.relative_positions M > 0 adds
+  // the parameter "<name>.relpos" (H, M), a score bias per head and clipped distance;
+  // group g passes its heads' rows to its core. opt.shared_qk: routing and lsh groups
+  // pass their (normalised, with qk_norm) queries as keys, with the core's shared_qk
+  // mask; their k columns of Wqkv then get no gradient. opt.commitment β > 0: every
+  // training forward measures each routing group's commitment term
+  // (RoutingAttention::commitment, before the centroids' EMA step), aux_loss() returns β
+  // times their sum, and backward adds its gradient.
   MultiHeadAttentionT(core::ParamStoreT<T>& ps, const std::string& name, int64_t dim,
                       const std::vector<HeadGroup>& groups, const AttentionConfig& base,
-                      bool qk_norm, double eps = 1e-5, int64_t local_window = 0,
-                      int64_t relative_positions = 0);
+                      const MhaOptions& opt = {});
 
   // Wqkv ~ N(0, sd²), Wo ~ N(0, out_std²), biases 0, relative bias 0 (so the model
   // starts as it would without it).
@@ -148,19 +172,27 @@ class MultiHeadAttentionT {
   void backward(core::ViewT<const T> ddst, core::ViewT<T> dsrc);
 
   void hold_assignment(bool hold);
+  // β Σ over routing groups of the last training forward's commitment term (0 when
+  // β = 0 or after an eval forward): the part of the training loss this layer adds;
+  // backward adds its gradient.
+  double aux_loss() const;
+  // Whether group g's core takes the queries as keys.
+  bool shares_qk(int64_t g) const { return groups_[size_t(g)].shared; }
   int64_t groups() const { return int64_t(groups_.size()); }
   const HeadGroup& group(int64_t g) const { return groups_[size_t(g)].spec; }
   Attention<T>& core(int64_t g) { return *groups_[size_t(g)].att; }
   const Attention<T>& core(int64_t g) const { return *groups_[size_t(g)].att; }
   // Group g's core inputs and output in the last forward, (B, H_g, N, Dh) each (q and k
-  // after qk_norm), and its rows (H_g, M) of the relative-position bias (empty when
-  // off): what analyses of a trained model's attention read.
+  // after qk_norm; k is q for a shared-QK group), and its rows (H_g, M) of the
+  // relative-position bias (empty when off): what analyses of a trained model's
+  // attention read.
   struct CoreIO {
     core::ViewT<const T> q, k, v, o, bias;
   };
   CoreIO core_io(int64_t g) const {
     const Group& gr = groups_[size_t(g)];
-    return {gr.q.cview(), gr.k.cview(), gr.v.cview(), gr.o.cview(), bias_rows(gr, false)};
+    return {gr.q.cview(), gr.shared ? gr.q.cview() : gr.k.cview(), gr.v.cview(), gr.o.cview(),
+            bias_rows(gr, false)};
   }
   size_t held_bytes() const;
 
@@ -168,15 +200,17 @@ class MultiHeadAttentionT {
   struct Group {
     HeadGroup spec;
     int64_t h0 = 0;  // first head
+    bool shared = false;  // k is q (opt.shared_qk and a routing or lsh group)
+    double commit = 0;    // the last forward's commitment term (routing, β > 0)
     std::unique_ptr<Attention<T>> att;
     // (B, H_g, N, Dh): inputs of the core (normalised with qk_norm), raw q and k
     // (qk_norm only), the core's output, and the gradients (dqr, dkr: of the raw q, k).
-    core::TensorT<T> q, k, v, qr, kr, o, dq, dk, dv, dout, dqr, dkr;
+    // cdq, cdk: the commitment term's gradients (β > 0, routing), kept from forward.
+    core::TensorT<T> q, k, v, qr, kr, o, dq, dk, dv, dout, dqr, dkr, cdq, cdk;
     LayerNormCache<T> qn, kn;  // qk_norm: per (B, H_g, N) row
   };
   int64_t dim_, heads_, hd_;
-  bool qk_norm_;
-  double eps_;
+  MhaOptions opt_;
   bool hold_ = false;
   LinearT<T> qkv_, out_;
   core::ParamT<T>* relpos_ = nullptr;  // (H, M) or none
@@ -191,6 +225,7 @@ class MultiHeadAttentionT {
   std::vector<Group> groups_;
   core::ViewT<const T> src_;
   int64_t b_ = 0, n_ = 0;
+  bool train_ = false;  // the last forward's mode
   core::TensorT<T> qkv_buf_, merged_, dmerged_, dqkv_;  // (B N, 3E), (B N, E), (B N, E), (B N, 3E)
 };
 
@@ -254,10 +289,15 @@ class TransformerLMT {
   // ids (B, N) row-major, N <= max_len -> logits (B N, V); row b N + t scores the token
   // after ids[b, t]. train: dropout on, routing centroids take an EMA step after each
   // layer's attention (unless held); eval: deterministic given the draw count.
+  // With model.commitment > 0 the training objective is the cross-entropy plus
+  // aux_loss(); backward adds the latter's gradient by itself.
   void forward(const int32_t* ids, int64_t B, int64_t N, core::ViewT<T> logits, bool train);
   // dlogits (B N, V) -> parameter gradients (+=), after the forward it belongs to.
   // dx_norms (optional): ||dL/dx_0[:, t, :]|| over the batch for every position t.
   void backward(core::ViewT<const T> dlogits, std::vector<double>* dx_norms = nullptr);
+
+  // The last forward's commitment loss, summed over layers (0 unless model.commitment > 0).
+  double aux_loss() const;
 
   // Freezes dropout masks and attention structures (no centroid updates either).
   void hold_randomness(bool hold);

@@ -52,11 +52,13 @@ TEST_P(TransformerLMGrad, CrossEntropyGradientOfEveryParameter) {
   core::TensorT<double> logits(Shape{B * N, V}), dlogits(Shape{B * N, V});
   lm.model.forward(ids.data(), B, N, logits.view(), true);  // draws masks and structures
   lm.model.hold_randomness(true);
+  // The training objective: cross-entropy plus the commitment loss (0 unless on).
   auto loss = [&] {
     lm.model.forward(ids.data(), B, N, logits.view(), true);
     return nn::softmax_cross_entropy<double>(logits.cview(), targets.data(), nullptr,
                                              core::ViewT<double>())
-        .loss;
+               .loss +
+           lm.model.aux_loss();
   };
   lm.ps.zero_grad();
   lm.model.forward(ids.data(), B, N, logits.view(), true);
@@ -84,6 +86,13 @@ GradCase routing_case() {
   c.dropout = 0.1;
   return {"local_routing_qknorm_untied_dropout", c};
 }
+GradCase shared_commitment_case() {
+  auto c = tiny("routing:1,lsh:1");
+  c.qk_norm = true;
+  c.shared_qk = true;
+  c.commitment = 0.2;
+  return {"routing_lsh_shared_qk_commitment", c};
+}
 GradCase hashing_case() {
   auto c = tiny("smyrf:1,lsh:1");
   c.rounds = 2;
@@ -95,7 +104,8 @@ GradCase hashing_case() {
 }  // namespace
 
 INSTANTIATE_TEST_SUITE_P(Models, TransformerLMGrad,
-                         ::testing::Values(full_case(), routing_case(), hashing_case()),
+                         ::testing::Values(full_case(), routing_case(), hashing_case(),
+                                           shared_commitment_case()),
                          [](const auto& p) { return std::string(p.param.name); });
 
 class TransformerLMCausal : public ::testing::TestWithParam<const char*> {};

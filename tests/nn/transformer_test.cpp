@@ -182,8 +182,7 @@ TEST(TransformerConfig, ValidateNamesTheKey) {
 TEST(MultiHeadAttention, FullHeadsMatchAPlainReference) {
   const int64_t B = 2, N = 7, E = 6, H = 3, D = E / H;
   core::ParamStoreT<double> ps;
-  nn::MultiHeadAttentionT<double> mha(ps, "attn", E, {{"full", 1}, {"local", 2}}, base_cfg(N, 2),
-                                      false);
+  nn::MultiHeadAttentionT<double> mha(ps, "attn", E, {{"full", 1}, {"local", 2}}, base_cfg(N, 2));
   ps.finalize(0);
   core::Rng rng(21);
   for (auto& p : ps.params()) gradcheck::fill_normal(rng, p.value, p.numel(), 0.5);
@@ -234,7 +233,7 @@ TEST(MultiHeadAttention, FullHeadsMatchAPlainReference) {
 TEST(MultiHeadAttention, LocalWindowAppliesToLocalHeadsOnlyAndEveryCoreIsCausal) {
   core::ParamStore ps;
   nn::MultiHeadAttentionT<float> mha(ps, "attn", 8, {{"local", 2}, {"routing", 2}},
-                                     base_cfg(4, 2), false, 1e-5, 2);
+                                     base_cfg(4, 2), nn::MhaOptions{false, 1e-5, 2});
   ASSERT_EQ(mha.groups(), 2);
   EXPECT_EQ(mha.core(0).config().window, 2);
   EXPECT_EQ(mha.core(1).config().window, 4);
@@ -249,6 +248,8 @@ struct MhaCase {
   const char* name;
   std::vector<nn::HeadGroup> groups;
   bool qk_norm;
+  bool shared_qk = false;
+  double commitment = 0;
 };
 }  // namespace
 
@@ -258,7 +259,11 @@ TEST_P(MultiHeadAttentionGrad, InputsAndParametersWithTheAssignmentHeld) {
   const MhaCase& tc = GetParam();
   const int64_t B = 2, N = 9, E = 8;
   core::ParamStoreT<double> ps;
-  nn::MultiHeadAttentionT<double> mha(ps, "attn", E, tc.groups, base_cfg(3, 4), tc.qk_norm);
+  nn::MhaOptions opt;
+  opt.qk_norm = tc.qk_norm;
+  opt.shared_qk = tc.shared_qk;
+  opt.commitment = tc.commitment;
+  nn::MultiHeadAttentionT<double> mha(ps, "attn", E, tc.groups, base_cfg(3, 4), opt);
   ps.finalize(0);
   core::Rng rng(31);
   mha.init(rng, 0.5, 0.5);
@@ -271,11 +276,15 @@ TEST_P(MultiHeadAttentionGrad, InputsAndParametersWithTheAssignmentHeld) {
   gradcheck::fill_normal(rng, w);
   mha.forward(x.cview(), y.view(), true);  // builds the structures (and moves centroids)
   mha.hold_assignment(true);
+  // The objective includes the commitment term (aux_loss, 0 unless on).
   auto loss = [&] {
     mha.forward(x.cview(), y.view(), true);
-    return gradcheck::dot(w.data(), y.data(), y.numel());
+    return gradcheck::dot(w.data(), y.data(), y.numel()) + mha.aux_loss();
   };
   loss();
+  if (tc.commitment > 0) {
+    EXPECT_GT(mha.aux_loss(), 0.0);
+  }
   mha.backward(w.cview(), dx.view());
   gradcheck::expect_gradient("dx", x.data(), dx.data(), dx.numel(), loss);
   check_param_grads(ps, loss);
@@ -286,8 +295,57 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(MhaCase{"full", {{"full", 2}}, false},
                       MhaCase{"local_routing", {{"local", 1}, {"routing", 1}}, false},
                       MhaCase{"local_routing_qknorm", {{"local", 2}, {"routing", 2}}, true},
-                      MhaCase{"random_smyrf_lsh", {{"random", 1}, {"smyrf", 2}, {"lsh", 1}}, true}),
+                      MhaCase{"random_smyrf_lsh", {{"random", 1}, {"smyrf", 2}, {"lsh", 1}}, true},
+                      MhaCase{"routing_commitment", {{"local", 1}, {"routing", 1}}, false, false,
+                              0.3},
+                      MhaCase{"shared_qk_commitment_qknorm",
+                              {{"local", 1}, {"routing", 2}, {"lsh", 1}}, true, true, 0.3},
+                      MhaCase{"shared_qk", {{"routing", 1}, {"lsh", 1}}, false, true}),
     [](const auto& p) { return std::string(p.param.name); });
+
+TEST(MultiHeadAttention, SharedQkFeedsTheQueriesAsKeysOfRoutingAndLshHeadsOnly) {
+  const int64_t B = 1, N = 8, E = 8, D = 2;
+  core::ParamStoreT<double> ps;
+  nn::MhaOptions opt;
+  opt.shared_qk = true;
+  nn::MultiHeadAttentionT<double> mha(ps, "attn", E, {{"local", 1}, {"routing", 2}, {"lsh", 1}},
+                                      base_cfg(3, 2), opt);
+  ps.finalize(0);
+  core::Rng rng(51);
+  mha.init(rng, 0.5, 0.5);
+  ASSERT_EQ(mha.groups(), 3);
+  EXPECT_FALSE(mha.shares_qk(0));
+  EXPECT_FALSE(mha.core(0).config().shared_qk);
+  for (int64_t g : {1, 2}) {
+    EXPECT_TRUE(mha.shares_qk(g));
+    EXPECT_TRUE(mha.core(g).config().shared_qk);  // own key masked
+  }
+  DTensor x(Shape{B, N, E}), y(Shape{B, N, E}), y2(Shape{B, N, E}), dx(Shape{B, N, E});
+  gradcheck::fill_normal(rng, x);
+  mha.forward(x.cview(), y.view(), false);
+  const auto io = mha.core_io(1);
+  EXPECT_EQ(io.k.data, io.q.data);
+  // The shared heads' key rows of Wqkv (rows E + h D .. for heads 1..3) get no gradient
+  // and do not change the output; the local head's do both.
+  ps.zero_grad();
+  mha.backward(y.cview(), dx.view());
+  auto& w = ps.get("attn.qkv.w");
+  for (int64_t h = 0; h < 4; ++h) {
+    double g = 0;
+    for (int64_t r = E + h * D; r < E + (h + 1) * D; ++r)
+      for (int64_t i = 0; i < E; ++i) g += std::abs(w.grad[r * E + i]);
+    if (h == 0) {
+      EXPECT_GT(g, 0.0);
+    } else {
+      EXPECT_EQ(g, 0.0) << "head " << h;
+    }
+  }
+  for (int64_t r = E + D; r < 2 * E; ++r)
+    for (int64_t i = 0; i < E; ++i) w.value[r * E + i] += 1.0;
+  mha.hold_assignment(true);  // the same LSH projections as before
+  mha.forward(x.cview(), y2.view(), false);
+  for (int64_t i = 0; i < y.numel(); ++i) EXPECT_EQ(y[i], y2[i]);
+}
 
 TEST(TransformerBlockGrad, InputsAndParametersWithDropoutHeld) {
   const int64_t B = 2, N = 6, E = 8;

@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     nn::AttentionConfig base;
     base.seed = seed;
     nn::MultiHeadAttentionT<float> mha(ps, "mha", E, nn::parse_head_groups(attention, heads),
-                                       base, false);
+                                       base);
     ps.finalize(0);
     core::Rng rng(seed);
     mha.init(rng, 0.1, 0.1);

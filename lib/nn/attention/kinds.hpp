@@ -71,6 +71,14 @@ class RoutingAttention : public Attention<T> {
   //   s_c = Σ_{c(x̂) = c} x̂,   μ_c <- normalise(λ μ_c + (1 - λ) s_c / ‖s_c‖)
   // for each head and each centroid with members (λ = ema_decay).
   void update_centroids() override;
+  // The commitment term of the last forward (Roy et al.: β‖x − sg(μ)‖², as in VQ-VAE),
+  // with the centroids as they are now (call it before update_centroids):
+  //   c = (1 / R) Σ_x ‖x̂ − μ_{c(x̂)}‖²,  x̂ = x / ‖x‖,
+  // over the R rows of q and k (of q only when k is q, shared QK). Adds β ∂c/∂q to dq and
+  // β ∂c/∂k to dk, both (B, H, N, D) (dk may be null when k is q):
+  //   ∂‖x̂ − μ‖²/∂x = 2 ((x̂ . μ) x̂ − μ) / ‖x‖   (0 for a zero row).
+  // The centroids get no gradient (they follow the EMA). Returns c.
+  double commitment(double beta, T* dq, T* dk) const;
   // (H, k, D) unit rows; writable for checkpoints and tests.
   std::span<T> centroids() { return centroids_; }
   std::span<const T> centroids() const { return centroids_; }

@@ -133,6 +133,46 @@ void RoutingAttention<T>::update_centroids() {
 }
 
 template <class T>
+double RoutingAttention<T>::commitment(double beta, T* dq, T* dk) const {
+  SB_CHECK(this->q_.data != nullptr,
+           "attention (routing).commitment: no forward to measure (hint: call forward first)");
+  const int64_t H = this->heads_, D = this->dim_, N = this->n_, B = this->b_;
+  const bool shared = this->k_.data == this->q_.data;
+  const int64_t rows = (shared ? 1 : 2) * B * H * N;
+  std::vector<int32_t> c(static_cast<size_t>(N));
+  std::vector<T> xn, sims;
+  double sum = 0;
+  const double g = 2.0 * beta / double(rows);
+  for (int side = 0; side < (shared ? 1 : 2); ++side) {
+    const T* x = side == 0 ? this->q_.data : this->k_.data;
+    T* dx = side == 0 ? dq : dk;
+    for (int64_t s = 0; s < B * H; ++s) {
+      const int64_t h = s % H;
+      const T* xs = x + s * N * D;
+      assign(h, xs, N, c.data(), xn, sims);
+      for (int64_t t = 0; t < N; ++t) {
+        const T* xh = xn.data() + t * D;
+        const T* mu = centroids_.data() + (h * kc_ + c[size_t(t)]) * D;
+        double d2 = 0, dot = 0, nx = 0;
+        for (int64_t j = 0; j < D; ++j) {
+          const double e = double(xh[j]) - double(mu[j]);
+          d2 += e * e;
+          dot += double(xh[j]) * double(mu[j]);
+          nx += double(xs[t * D + j]) * double(xs[t * D + j]);
+        }
+        sum += d2;
+        if (nx <= 0.0 || dx == nullptr) continue;
+        const double a = g / std::sqrt(nx);
+        T* drow = dx + (s * N + t) * D;
+        for (int64_t j = 0; j < D; ++j)
+          drow[j] += static_cast<T>(a * (dot * double(xh[j]) - double(mu[j])));
+      }
+    }
+  }
+  return sum / double(rows);
+}
+
+template <class T>
 size_t RoutingAttention<T>::held_bytes() const {
   return Attention<T>::held_bytes() +
          (centroids_.capacity() + sums_.capacity() + xn_.capacity() + sims_.capacity()) *
