@@ -83,22 +83,30 @@ class RoutingAttention : public Attention<T> {
   std::span<T> centroids() { return centroids_; }
   std::span<const T> centroids() const { return centroids_; }
   // Nearest centroid of head h for each of the n rows of x (n, D): out (n). Uses the
-  // scratch vectors xn (n, D) and sims (n, k).
+  // scratch vectors xn and sims (see for_each_assignment).
   void assign(int64_t h, const T* x, int64_t n, int32_t* out, std::vector<T>& xn,
               std::vector<T>& sims) const;
   size_t held_bytes() const override;
 
   static constexpr uint64_t kCentroidStream = 0x6b6d65616e73ULL;
+  // Rows normalised and scored against the centroids at a time.
+  static constexpr int64_t kAssignBlock = 256;
 
  protected:
   void build(int64_t h, const T* q, const T* k, int64_t n, AttnStructure& st,
              BuildScratch<T>& sc, core::Rng& rng) const override;
 
  private:
-  int64_t kc_;                   // clusters k
-  std::vector<T> centroids_;     // (H, k, D)
-  std::vector<T> sums_, xn_, sims_;  // update_centroids workspaces: (k, D), (N, D), (N, k)
-  std::vector<int32_t> assign_;  // (N)
+  // fn(t, c, x̂_t) for every row t of x (n, D) in order: c = argmax_c x̂_t . μ_c of head
+  // h (ties: the lower c), x̂_t the row normalised. Works through kAssignBlock rows at a
+  // time, so the scratch is xn (block, D) and sims (block, k), not (n, D) and (n, k).
+  template <class Fn>
+  void for_each_assignment(int64_t h, const T* x, int64_t n, std::vector<T>& xn,
+                           std::vector<T>& sims, Fn&& fn) const;
+
+  int64_t kc_;                       // clusters k
+  std::vector<T> centroids_;         // (H, k, D)
+  std::vector<T> sums_, xn_, sims_;  // update_centroids workspaces: (k, D), (block, D), (block, k)
 };
 
 template <class T>

@@ -55,18 +55,29 @@ RoutingAttention<T>::RoutingAttention(const AttentionConfig& cfg, int64_t heads,
 }
 
 template <class T>
+template <class Fn>
+void RoutingAttention<T>::for_each_assignment(int64_t h, const T* x, int64_t n, std::vector<T>& xn,
+                                              std::vector<T>& sims, Fn&& fn) const {
+  const int64_t D = this->dim_, blk = std::min(n, kAssignBlock);
+  grow(xn, blk * D);
+  grow(sims, blk * kc_);
+  for (int64_t t0 = 0; t0 < n; t0 += blk) {
+    const int64_t m = std::min(blk, n - t0);
+    normalise_rows(x + t0 * D, m, D, xn.data());
+    backend::gemm<T>(Trans::N, Trans::T, m, kc_, D, T(1), xn.data(), D,
+                     centroids_.data() + h * kc_ * D, D, T(0), sims.data(), kc_);
+    for (int64_t i = 0; i < m; ++i) {
+      const T* row = sims.data() + i * kc_;
+      fn(t0 + i, static_cast<int32_t>(std::max_element(row, row + kc_) - row),
+         xn.data() + i * D);
+    }
+  }
+}
+
+template <class T>
 void RoutingAttention<T>::assign(int64_t h, const T* x, int64_t n, int32_t* out,
                                  std::vector<T>& xn, std::vector<T>& sims) const {
-  const int64_t D = this->dim_;
-  grow(xn, n * D);
-  grow(sims, n * kc_);
-  normalise_rows(x, n, D, xn.data());
-  backend::gemm<T>(Trans::N, Trans::T, n, kc_, D, T(1), xn.data(), D,
-                   centroids_.data() + h * kc_ * D, D, T(0), sims.data(), kc_);
-  for (int64_t t = 0; t < n; ++t) {
-    const T* row = sims.data() + t * kc_;
-    out[t] = static_cast<int32_t>(std::max_element(row, row + kc_) - row);
-  }
+  for_each_assignment(h, x, n, xn, sims, [&](int64_t t, int32_t c, const T*) { out[t] = c; });
 }
 
 template <class T>
@@ -107,18 +118,15 @@ void RoutingAttention<T>::update_centroids() {
   const int64_t H = this->heads_, D = this->dim_, N = this->n_, B = this->b_;
   const double lambda = this->cfg_.ema_decay;
   grow(sums_, kc_ * D);
-  grow(assign_, N);
   for (int64_t h = 0; h < H; ++h) {
     std::fill(sums_.begin(), sums_.begin() + kc_ * D, T(0));
     for (int64_t b = 0; b < B; ++b)
-      for (const T* x : {this->q_.data, this->k_.data}) {
-        const T* xs = x + (b * H + h) * N * D;
-        assign(h, xs, N, assign_.data(), xn_, sims_);
-        for (int64_t t = 0; t < N; ++t) {
-          T* s = sums_.data() + assign_[t] * D;
-          for (int64_t j = 0; j < D; ++j) s[j] += xn_[t * D + j];
-        }
-      }
+      for (const T* x : {this->q_.data, this->k_.data})
+        for_each_assignment(h, x + (b * H + h) * N * D, N, xn_, sims_,
+                            [&](int64_t, int32_t c, const T* xh) {
+                              T* s = sums_.data() + c * D;
+                              for (int64_t j = 0; j < D; ++j) s[j] += xh[j];
+                            });
     for (int64_t c = 0; c < kc_; ++c) {
       const T* s = sums_.data() + c * D;
       T ss = 0;
@@ -139,7 +147,6 @@ double RoutingAttention<T>::commitment(double beta, T* dq, T* dk) const {
   const int64_t H = this->heads_, D = this->dim_, N = this->n_, B = this->b_;
   const bool shared = this->k_.data == this->q_.data;
   const int64_t rows = (shared ? 1 : 2) * B * H * N;
-  std::vector<int32_t> c(static_cast<size_t>(N));
   std::vector<T> xn, sims;
   double sum = 0;
   const double g = 2.0 * beta / double(rows);
@@ -149,10 +156,8 @@ double RoutingAttention<T>::commitment(double beta, T* dq, T* dk) const {
     for (int64_t s = 0; s < B * H; ++s) {
       const int64_t h = s % H;
       const T* xs = x + s * N * D;
-      assign(h, xs, N, c.data(), xn, sims);
-      for (int64_t t = 0; t < N; ++t) {
-        const T* xh = xn.data() + t * D;
-        const T* mu = centroids_.data() + (h * kc_ + c[size_t(t)]) * D;
+      for_each_assignment(h, xs, N, xn, sims, [&](int64_t t, int32_t c, const T* xh) {
+        const T* mu = centroids_.data() + (h * kc_ + c) * D;
         double d2 = 0, dot = 0, nx = 0;
         for (int64_t j = 0; j < D; ++j) {
           const double e = double(xh[j]) - double(mu[j]);
@@ -161,12 +166,12 @@ double RoutingAttention<T>::commitment(double beta, T* dq, T* dk) const {
           nx += double(xs[t * D + j]) * double(xs[t * D + j]);
         }
         sum += d2;
-        if (nx <= 0.0 || dx == nullptr) continue;
+        if (nx <= 0.0 || dx == nullptr) return;
         const double a = g / std::sqrt(nx);
         T* drow = dx + (s * N + t) * D;
         for (int64_t j = 0; j < D; ++j)
           drow[j] += static_cast<T>(a * (dot * double(xh[j]) - double(mu[j])));
-      }
+      });
     }
   }
   return sum / double(rows);
@@ -176,8 +181,7 @@ template <class T>
 size_t RoutingAttention<T>::held_bytes() const {
   return Attention<T>::held_bytes() +
          (centroids_.capacity() + sums_.capacity() + xn_.capacity() + sims_.capacity()) *
-             sizeof(T) +
-         assign_.capacity() * sizeof(int32_t);
+             sizeof(T);
 }
 
 template <class T>
