@@ -1,33 +1,18 @@
+// The imagenet64 experiment: the image sets and their batches (one image a sequence,
+// shifted right by a start token) for the shared Transformer LM.
 #include "apps/imagenet64/imagenet64_experiment.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <numeric>
 
 #include "apps/imagenet64/demo_config.hpp"
 #include "core/fs.hpp"
-#include "nn/loss.hpp"
-#include "optim/optimizer.hpp"
 
 namespace seqbench::apps {
 
 namespace {
-enum Stream : uint64_t { kInit = 1, kModel = 2, kShuffle = 3 };
-
-void ensure(core::Tensor& t, core::Shape s) {
-  if (!(t.shape() == s)) t.resize(s);
-}
-
-struct DrawsGuard {
-  nn::TransformerLM& m;
-  uint64_t saved;
-  explicit DrawsGuard(nn::TransformerLM& model) : m(model), saved(model.draws()) {}
-  ~DrawsGuard() { m.set_draws(saved); }
-  DrawsGuard(const DrawsGuard&) = delete;
-  DrawsGuard& operator=(const DrawsGuard&) = delete;
-};
-
-const char* const kStatePrefix = "imagenet64.model.";
+// After the shared experiment's streams (kInit = 1, kModel = 2).
+enum Stream : uint64_t { kShuffle = 3 };
 }  // namespace
 
 const char* const kImagenet64DemoYaml = kImagenet64DemoYamlText;
@@ -55,14 +40,11 @@ Imagenet64Config::Imagenet64Config() {
   train.log_every = 20;
 }
 
-Imagenet64Experiment::Imagenet64Experiment(const Imagenet64Config& cfg) : cfg_(cfg) {
+Imagenet64Experiment::Imagenet64Experiment(const Imagenet64Config& cfg)
+    : TransformerLmExperiment("imagenet64", LmMetric::kBitsPerDim, cfg.model, cfg.optim,
+                              cfg.train, "the context is one whole image"),
+      cfg_(cfg) {
   const auto& d = cfg.data;
-  if (cfg.train.bptt != 0)
-    throw core::UsageError(fmt::format(
-        "train.bptt: {} has no meaning for a Transformer (hint: leave it 0; the context is "
-        "one whole image)",
-        cfg.train.bptt));
-  nn::validate(cfg.model);  // config mistakes before the (slow) data load
   if (!core::file_exists(d.dir))
     throw core::UsageError(fmt::format(
         "data.dir: no images at '{}' (hint: {}, see docs/experiments/imagenet64.md)", d.dir,
@@ -99,15 +81,7 @@ Imagenet64Experiment::Imagenet64Experiment(const Imagenet64Config& cfg) : cfg_(c
         "train.batch: {} images per update, but only {} training images (hint: lower "
         "train.batch or raise data.train_images)",
         B, train_.count));
-  updates_per_epoch_ = train_.count / B;
-  model_ = std::make_unique<nn::TransformerLM>(cfg.model, ps_, "lm", kVocab, N_,
-                                               core::Rng::derive(cfg.train.seed, kModel).next_u64());
-  ps_.finalize(optim::make_optimizer<float>(cfg.optim)->n_slots());
-}
-
-void Imagenet64Experiment::init() {
-  core::Rng rng = core::Rng::derive(cfg_.train.seed, kInit);
-  model_->init(rng);
+  build_model(kVocab, N_, train_.count / B);
 }
 
 void Imagenet64Experiment::ensure_order(int64_t epoch) {
@@ -120,7 +94,8 @@ void Imagenet64Experiment::ensure_order(int64_t epoch) {
   order_epoch_ = epoch;
 }
 
-void Imagenet64Experiment::load_images(const data::ImageSet& s, const int64_t* idx, int64_t b) {
+auto Imagenet64Experiment::load_images(const data::ImageSet& s, const int64_t* idx, int64_t b)
+    -> Batch {
   ids_.resize(size_t(b * N_));
   targets_.resize(size_t(b * N_));
   for (int64_t c = 0; c < b; ++c) {
@@ -131,103 +106,29 @@ void Imagenet64Experiment::load_images(const data::ImageSet& s, const int64_t* i
     for (int64_t t = 1; t < N_; ++t) in[t] = img[t - 1];
     for (int64_t t = 0; t < N_; ++t) out[t] = img[t];
   }
+  return {b, N_};
 }
 
-train::Metrics Imagenet64Experiment::train_step() {
+auto Imagenet64Experiment::load_train_batch(int64_t update) -> Batch {
   const int64_t b = cfg_.train.batch;
-  ensure_order(cursor_ / updates_per_epoch_);
-  const int64_t i = cursor_ % updates_per_epoch_;
-  load_images(train_, order_.data() + i * b, b);
-  ensure(logits_, core::Shape{b * N_, kVocab});
-  ensure(dlogits_, core::Shape{b * N_, kVocab});
-  model_->forward(ids_.data(), b, N_, logits_.view(), true);
-  const auto ce =
-      nn::softmax_cross_entropy<float>(logits_.cview(), targets_.data(), nullptr, dlogits_.view());
-  model_->backward(dlogits_.cview());
-  ++cursor_;
-  return {{"loss", ce.loss}, {"bpd", ce.loss / std::log(2.0)}};
+  ensure_order(update / updates_per_epoch());
+  const int64_t i = update % updates_per_epoch();
+  return load_images(train_, order_.data() + i * b, b);
 }
 
-double Imagenet64Experiment::eval_set(const data::ImageSet& s) {
-  DrawsGuard guard(*model_);
-  model_->set_draws(kEvalDraws);
-  double loss = 0;
-  int64_t n = 0;
+int64_t Imagenet64Experiment::eval_batches(Split s) const {
   const int64_t eb = cfg_.data.eval_batch;
-  for (int64_t from = 0; from < s.count; from += eb) {
-    const int64_t b = std::min(eb, s.count - from);
-    idx_.resize(size_t(b));
-    std::iota(idx_.begin(), idx_.end(), from);
-    load_images(s, idx_.data(), b);
-    ensure(logits_, core::Shape{b * N_, kVocab});
-    model_->forward(ids_.data(), b, N_, logits_.view(), false);
-    const auto ce = nn::softmax_cross_entropy<float>(logits_.cview(), targets_.data(), nullptr,
-                                                     core::View());
-    loss += ce.loss * double(b * N_);
-    n += b * N_;
-  }
-  return loss / double(n);
+  return (set(s).count + eb - 1) / eb;
 }
 
-train::Metrics Imagenet64Experiment::evaluate() {
-  const double vloss = eval_set(valid_);
-  const double vbpd = vloss / std::log(2.0);
-  train::Metrics m{{"loss", vloss}, {"bpd", vbpd}};
-  // The same rule as the Trainer's best: strictly lower than every earlier validation.
-  if (!outcome_.has_best || vbpd < outcome_.best_valid_bpd) {
-    const double tloss = eval_set(test_);
-    m.push_back({"test_loss", tloss});
-    m.push_back({"test_bpd", tloss / std::log(2.0)});
-    outcome_ = {true, vbpd, cursor_, tloss / std::log(2.0)};
-  }
-  return m;
-}
-
-std::vector<double> Imagenet64Experiment::gradnorm_probe() {
-  DrawsGuard guard(*model_);
-  model_->set_draws(kEvalDraws);
-  const int64_t b = std::min(cfg_.data.eval_batch, valid_.count);
+// Batch i: images [i eval_batch, (i + 1) eval_batch), the last may be smaller.
+auto Imagenet64Experiment::load_eval_batch(Split s, int64_t i) -> Batch {
+  const data::ImageSet& images = set(s);
+  const int64_t eb = cfg_.data.eval_batch, from = i * eb;
+  const int64_t b = std::min(eb, images.count - from);
   idx_.resize(size_t(b));
-  std::iota(idx_.begin(), idx_.end(), int64_t(0));
-  load_images(valid_, idx_.data(), b);
-  mask_.assign(size_t(b * N_), 0.f);
-  for (int64_t c = 0; c < b; ++c) mask_[size_t(c * N_ + N_ - 1)] = 1.f;
-  ensure(logits_, core::Shape{b * N_, kVocab});
-  ensure(dlogits_, core::Shape{b * N_, kVocab});
-  model_->forward(ids_.data(), b, N_, logits_.view(), false);
-  nn::softmax_cross_entropy<float>(logits_.cview(), targets_.data(), mask_.data(), dlogits_.view());
-  std::vector<double> norms;
-  model_->backward(dlogits_.cview(), &norms);
-  return norms;
-}
-
-size_t Imagenet64Experiment::held_bytes() {
-  return model_->held_bytes() + size_t(logits_.numel() + dlogits_.numel()) * sizeof(float);
-}
-
-void Imagenet64Experiment::save_state(train::Checkpoint& ck) const {
-  const auto hex = [](double v) { return fmt::format("{:a}", v); };
-  ck.set_meta("imagenet64.cursor", std::to_string(cursor_));
-  ck.set_meta("imagenet64.has_best", outcome_.has_best ? "1" : "0");
-  ck.set_meta("imagenet64.best_valid_bpd", hex(outcome_.best_valid_bpd));
-  ck.set_meta("imagenet64.best_update", std::to_string(outcome_.best_update));
-  ck.set_meta("imagenet64.test_bpd", hex(outcome_.test_bpd));
-  // Dropout RNG, draw count, routing centroids: without them a resumed run would draw
-  // other masks and hashes and route by other centroids. The image order needs nothing:
-  // it is a function of (seed, epoch).
-  train::put_state(ck, kStatePrefix, model_->state());
-}
-
-void Imagenet64Experiment::load_state(const train::Checkpoint& ck) {
-  const auto unhex = [&](const char* k) { return std::strtod(ck.meta_at(k).c_str(), nullptr); };
-  cursor_ = std::stoll(ck.meta_at("imagenet64.cursor"));
-  outcome_.has_best = ck.meta_at("imagenet64.has_best") == "1";
-  outcome_.best_valid_bpd = unhex("imagenet64.best_valid_bpd");
-  outcome_.best_update = std::stoll(ck.meta_at("imagenet64.best_update"));
-  outcome_.test_bpd = unhex("imagenet64.test_bpd");
-  auto st = model_->state();
-  train::get_state(ck, kStatePrefix, st);
-  model_->set_state(st);
+  std::iota(idx_.begin(), idx_.end(), from);
+  return load_images(images, idx_.data(), b);
 }
 
 }  // namespace seqbench::apps

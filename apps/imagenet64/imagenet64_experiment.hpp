@@ -21,19 +21,20 @@
 // An epoch is floor(n_train / B) updates. Validation and test score every image once,
 // data.eval_batch images at a time.
 //
-// Randomness as in wikitext103: evaluations start their random draws at kEvalDraws and
-// leave the training draws, dropout stream and routing centroids untouched.
-// The reported number is the test bpd at the best validation, measured when that
-// validation happened.
+// Model, training, evaluation, randomness and checkpoint state are the shared
+// TransformerLmExperiment's (apps/common/transformer_lm_experiment.hpp): evaluations
+// start their random draws at kEvalDraws and leave the training draws, dropout stream
+// and routing centroids untouched. The image order needs no checkpoint state: it is a
+// function of (seed, epoch). The reported number is the test bpd at the best validation.
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "apps/common/transformer_lm_experiment.hpp"
 #include "data/imagenet64.hpp"
 #include "nn/transformer.hpp"
 #include "optim/optim_config.hpp"
-#include "train/experiment.hpp"
 #include "train/train_config.hpp"
 
 namespace seqbench::apps {
@@ -88,66 +89,35 @@ struct Imagenet64Config {
 // The embedded default of `seqbench imagenet64 --demo`: configs/imagenet64/routing_small.yaml.
 extern const char* const kImagenet64DemoYaml;
 
-class Imagenet64Experiment : public train::Experiment {
+class Imagenet64Experiment : public TransformerLmExperiment {
  public:
   static constexpr int64_t kVocab = 256;
   static constexpr int32_t kStartToken = 0;
 
   explicit Imagenet64Experiment(const Imagenet64Config& cfg);
 
-  void init();
-
-  core::ParamStore& params() override { return ps_; }
-  train::Metrics train_step() override;
-  // Validation loss and bpd; when the validation is the best so far also test_loss and
-  // test_bpd.
-  train::Metrics evaluate() override;
-  std::string metric() const override { return "bpd"; }
-  bool higher_is_better() const override { return false; }
-  // ||dL/dx_t|| on the first validation images, L = the loss of the last subpixel.
-  std::vector<double> gradnorm_probe() override;
-  size_t held_bytes() override;
-  void save_state(train::Checkpoint& ck) const override;
-  void load_state(const train::Checkpoint& ck) override;
-
-  struct Outcome {
-    bool has_best = false;
-    double best_valid_bpd = 0;
-    int64_t best_update = 0;
-    double test_bpd = 0;  // at the best validation
-  };
-  const Outcome& outcome() const { return outcome_; }
-  const nn::TransformerLM& model() const { return *model_; }
-  int64_t updates_per_epoch() const { return updates_per_epoch_; }
-  double epochs_done() const { return double(cursor_) / double(updates_per_epoch_); }
   const data::ImageSet& train_set() const { return train_; }
   const data::ImageSet& valid_set() const { return valid_; }
   const data::ImageSet& test_set() const { return test_; }
   int64_t tokens_per_image() const { return N_; }
 
-  static constexpr uint64_t kEvalDraws = uint64_t(1) << 48;
-
  private:
+  // Update u takes B images of epoch u / updates_per_epoch's permutation.
+  Batch load_train_batch(int64_t update) override;
+  int64_t eval_batches(Split s) const override;
+  Batch load_eval_batch(Split s, int64_t i) override;
+  const data::ImageSet& set(Split s) const { return s == Split::kValid ? valid_ : test_; }
   // Fills ids_ and targets_ (b, N) from the images idx[0..b).
-  void load_images(const data::ImageSet& s, const int64_t* idx, int64_t b);
-  double eval_set(const data::ImageSet& s);  // mean loss (nats) per subpixel
+  Batch load_images(const data::ImageSet& s, const int64_t* idx, int64_t b);
   void ensure_order(int64_t epoch);
 
   Imagenet64Config cfg_;
   data::ImageSet train_, valid_, test_;
-  int64_t N_ = 0, updates_per_epoch_ = 1;
+  int64_t N_ = 0;
 
-  core::ParamStore ps_;
-  std::unique_ptr<nn::TransformerLM> model_;
-  int64_t cursor_ = 0;  // training updates done
-  Outcome outcome_;
   std::vector<int64_t> order_;  // this epoch's permutation of the training images
   int64_t order_epoch_ = -1;
-
   std::vector<int64_t> idx_;
-  std::vector<int32_t> ids_, targets_;  // (b, N) row-major
-  std::vector<float> mask_;             // (b N)
-  core::Tensor logits_, dlogits_;       // (b N, 256)
 };
 
 // `seqbench imagenet64 ...` and the seqbench_imagenet64 binary.

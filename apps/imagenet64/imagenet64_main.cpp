@@ -62,8 +62,8 @@ int imagenet64_main(int argc, char** argv) {
         {"epochs", num(e.epochs_done())},
         {"best_epoch",
          o.has_best ? num(double(o.best_update) / double(e.updates_per_epoch())) : ""},
-        {"valid_bpd", o.has_best ? num(o.best_valid_bpd) : ""},
-        {"test_bpd", o.has_best ? num(o.test_bpd) : ""},
+        {"valid_bpd", o.has_best ? num(o.best_valid) : ""},
+        {"test_bpd", o.has_best ? num(o.test) : ""},
     };
   };
   return train::run_app(argc, argv, spec);

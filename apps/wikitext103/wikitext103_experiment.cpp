@@ -1,42 +1,24 @@
+// The wikitext103 experiment: the corpus, its token columns and their segments as
+// batches of the shared Transformer LM; reading a trained run back for analyses.
 #include "apps/wikitext103/wikitext103_experiment.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "apps/wikitext103/demo_config.hpp"
 #include "config/yaml_config.hpp"
+#include "core/check.hpp"
 #include "core/fs.hpp"
-#include "nn/loss.hpp"
-#include "optim/optimizer.hpp"
 #include "train/checkpoint.hpp"
 #include "train/trainer.hpp"
 
 namespace seqbench::apps {
 
 namespace {
-enum Stream : uint64_t { kInit = 1, kModel = 2 };
-
-void ensure(core::Tensor& t, core::Shape s) {
-  if (!(t.shape() == s)) t.resize(s);
-}
-
 TokenColumns columns(const std::vector<int32_t>& tokens, int64_t cap, int64_t B) {
   const int64_t n =
       cap > 0 ? std::min<int64_t>(cap, int64_t(tokens.size())) : int64_t(tokens.size());
   return TokenColumns{tokens.data(), B, n / B};
 }
-
-// Restores the model's draw index when an evaluation or probe is done with it.
-struct DrawsGuard {
-  nn::TransformerLM& m;
-  uint64_t saved;
-  explicit DrawsGuard(nn::TransformerLM& model) : m(model), saved(model.draws()) {}
-  ~DrawsGuard() { m.set_draws(saved); }
-  DrawsGuard(const DrawsGuard&) = delete;
-  DrawsGuard& operator=(const DrawsGuard&) = delete;
-};
-
-const char* const kStatePrefix = "wikitext103.model.";
 }  // namespace
 
 const char* const kWikitext103DemoYaml = kWikitext103DemoYamlText;
@@ -56,14 +38,11 @@ Wikitext103Config::Wikitext103Config() {
   train.log_every = 20;
 }
 
-Wikitext103Experiment::Wikitext103Experiment(const Wikitext103Config& cfg) : cfg_(cfg) {
+Wikitext103Experiment::Wikitext103Experiment(const Wikitext103Config& cfg)
+    : TransformerLmExperiment("wikitext103", LmMetric::kPerplexity, cfg.model, cfg.optim,
+                              cfg.train, "lm.seq_len sets the context"),
+      cfg_(cfg) {
   const auto& d = cfg.data;
-  if (cfg.train.bptt != 0)
-    throw core::UsageError(fmt::format(
-        "train.bptt: {} has no meaning for a Transformer (hint: leave it 0; lm.seq_len sets "
-        "the context)",
-        cfg.train.bptt));
-  nn::validate(cfg.model);  // config mistakes before the (slow) corpus load
   if (!d.dir.empty() && !core::file_exists(d.dir))
     throw core::UsageError(fmt::format(
         "data.dir: no corpus at '{}' (hint: {}, see docs/data.md; or set data.dir, or for one "
@@ -81,7 +60,6 @@ Wikitext103Experiment::Wikitext103Experiment(const Wikitext103Config& cfg) : cfg
   cc.test_fraction = d.test_fraction;
   cc.min_count = d.min_count;
   corpus_ = data::load_corpus(cc);
-  V_ = corpus_.vocab.size();
   const int64_t B = cfg.train.batch, L = cfg.lm.seq_len;
   train_ = columns(corpus_.train, d.train_tokens, B);
   valid_ = columns(corpus_.valid, d.eval_tokens, d.eval_batch);
@@ -98,18 +76,10 @@ Wikitext103Experiment::Wikitext103Experiment(const Wikitext103Config& cfg) : cfg
           "data.eval_batch: {} columns leave fewer than 2 tokens per column of the {} stream "
           "(hint: lower data.eval_batch or raise data.eval_tokens)",
           d.eval_batch, s == &valid_ ? "validation" : "test"));
-  updates_per_epoch_ = train_.segments(L);
-  model_ = std::make_unique<nn::TransformerLM>(cfg.model, ps_, "lm", V_, L,
-                                               core::Rng::derive(cfg.train.seed, kModel).next_u64());
-  ps_.finalize(optim::make_optimizer<float>(cfg.optim)->n_slots());
+  build_model(corpus_.vocab.size(), L, train_.segments(L));
 }
 
-void Wikitext103Experiment::init() {
-  core::Rng rng = core::Rng::derive(cfg_.train.seed, kInit);
-  model_->init(rng);
-}
-
-int64_t Wikitext103Experiment::load_segment(const TokenColumns& s, int64_t i) {
+auto Wikitext103Experiment::load_segment(const TokenColumns& s, int64_t i) -> Batch {
   const int64_t L = s.segment_len(i, cfg_.lm.seq_len), b = s.B, pos = i * cfg_.lm.seq_len;
   ids_.resize(size_t(b * L));
   targets_.resize(size_t(b * L));
@@ -118,108 +88,28 @@ int64_t Wikitext103Experiment::load_segment(const TokenColumns& s, int64_t i) {
     std::copy_n(col, L, ids_.data() + c * L);
     std::copy_n(col + 1, L, targets_.data() + c * L);
   }
-  return L;
+  return {b, L};
 }
 
-train::Metrics Wikitext103Experiment::train_step() {
-  const int64_t i = cursor_ % updates_per_epoch_, b = train_.B;
-  const int64_t L = load_segment(train_, i);
-  ensure(logits_, core::Shape{b * L, V_});
-  ensure(dlogits_, core::Shape{b * L, V_});
-  model_->forward(ids_.data(), b, L, logits_.view(), true);
-  const auto ce =
-      nn::softmax_cross_entropy<float>(logits_.cview(), targets_.data(), nullptr, dlogits_.view());
-  model_->backward(dlogits_.cview());
-  ++cursor_;
-  return {{"loss", ce.loss}, {"ppl", std::exp(ce.loss)}};
+auto Wikitext103Experiment::load_train_batch(int64_t update) -> Batch {
+  return load_segment(train_, update % updates_per_epoch());
 }
 
-double Wikitext103Experiment::eval_stream(const TokenColumns& s) {
-  DrawsGuard guard(*model_);
-  model_->set_draws(kEvalDraws);
-  double loss = 0;
-  int64_t n = 0;
-  const int64_t segments = s.segments(cfg_.lm.seq_len);
-  for (int64_t i = 0; i < segments; ++i) {
-    const int64_t L = load_segment(s, i);
-    ensure(logits_, core::Shape{s.B * L, V_});
-    model_->forward(ids_.data(), s.B, L, logits_.view(), false);
-    const auto ce = nn::softmax_cross_entropy<float>(logits_.cview(), targets_.data(), nullptr,
-                                                     core::View());
-    loss += ce.loss * double(L * s.B);
-    n += L * s.B;
-  }
-  return loss / double(n);
+int64_t Wikitext103Experiment::eval_batches(Split s) const {
+  return stream(s).segments(cfg_.lm.seq_len);
+}
+
+auto Wikitext103Experiment::load_eval_batch(Split s, int64_t i) -> Batch {
+  return load_segment(stream(s), i);
 }
 
 int64_t Wikitext103Experiment::forward_segment(const TokenColumns& s, int64_t i) {
   SB_CHECK(i >= 0 && i < s.segments(cfg_.lm.seq_len),
            "wikitext103: segment {} of a stream with {} segments", i, s.segments(cfg_.lm.seq_len));
-  DrawsGuard guard(*model_);
-  model_->set_draws(kEvalDraws);
-  const int64_t L = load_segment(s, i);
-  ensure(logits_, core::Shape{s.B * L, V_});
-  model_->forward(ids_.data(), s.B, L, logits_.view(), false);
-  return L;
-}
-
-train::Metrics Wikitext103Experiment::evaluate() {
-  const double vloss = eval_stream(valid_);
-  const double vppl = std::exp(vloss);
-  train::Metrics m{{"loss", vloss}, {"ppl", vppl}};
-  // The same rule as the Trainer's best: strictly lower than every earlier validation.
-  if (!outcome_.has_best || vppl < outcome_.best_valid_ppl) {
-    const double tloss = eval_stream(test_);
-    m.push_back({"test_loss", tloss});
-    m.push_back({"test_ppl", std::exp(tloss)});
-    outcome_ = {true, vppl, cursor_, std::exp(tloss)};
-  }
-  return m;
-}
-
-std::vector<double> Wikitext103Experiment::gradnorm_probe() {
-  DrawsGuard guard(*model_);
-  model_->set_draws(kEvalDraws);
-  const int64_t L = load_segment(valid_, 0), b = valid_.B;
-  mask_.assign(size_t(b * L), 0.f);
-  for (int64_t c = 0; c < b; ++c) mask_[size_t(c * L + L - 1)] = 1.f;
-  ensure(logits_, core::Shape{b * L, V_});
-  ensure(dlogits_, core::Shape{b * L, V_});
-  model_->forward(ids_.data(), b, L, logits_.view(), false);
-  nn::softmax_cross_entropy<float>(logits_.cview(), targets_.data(), mask_.data(), dlogits_.view());
-  std::vector<double> norms;
-  model_->backward(dlogits_.cview(), &norms);
-  return norms;
-}
-
-size_t Wikitext103Experiment::held_bytes() {
-  return model_->held_bytes() + size_t(logits_.numel() + dlogits_.numel()) * sizeof(float);
-}
-
-void Wikitext103Experiment::save_state(train::Checkpoint& ck) const {
-  const auto hex = [](double v) { return fmt::format("{:a}", v); };
-  ck.set_meta("wikitext103.cursor", std::to_string(cursor_));
-  ck.set_meta("wikitext103.has_best", outcome_.has_best ? "1" : "0");
-  ck.set_meta("wikitext103.best_valid_ppl", hex(outcome_.best_valid_ppl));
-  ck.set_meta("wikitext103.best_update", std::to_string(outcome_.best_update));
-  ck.set_meta("wikitext103.test_ppl", hex(outcome_.test_ppl));
-  // Dropout RNG, draw count, routing centroids: without them a resumed run would draw
-  // other masks and hashes and route by other centroids.
-  train::put_state(ck, kStatePrefix, model_->state());
-}
-
-void Wikitext103Experiment::load_state(const train::Checkpoint& ck) {
-  const auto unhex = [&](const char* k) { return std::strtod(ck.meta_at(k).c_str(), nullptr); };
-  cursor_ = std::stoll(ck.meta_at("wikitext103.cursor"));
-  outcome_.has_best = ck.meta_at("wikitext103.has_best") == "1";
-  outcome_.best_valid_ppl = unhex("wikitext103.best_valid_ppl");
-  outcome_.best_update = std::stoll(ck.meta_at("wikitext103.best_update"));
-  outcome_.test_ppl = unhex("wikitext103.test_ppl");
-  // The model tells which entries it needs; each is looked up by name (meta_at and
-  // array() throw naming the checkpoint and the missing key).
-  auto st = model_->state();
-  train::get_state(ck, kStatePrefix, st);
-  model_->set_state(st);
+  EvalDraws draws(model());
+  const Batch x = load_segment(s, i);
+  forward(x, false);
+  return x.L;
 }
 
 std::unique_ptr<Wikitext103Experiment> load_trained_run(const std::string& run_dir,

@@ -11,23 +11,19 @@
 // data.eval_batch columns and score every segment once (the last may be shorter).
 // An epoch is ceil((n_tokens/B - 1) / seq_len) updates.
 //
-// Randomness: random / SMYRF / LSH heads draw fresh projections per forward. An
-// evaluation pass always starts from the same draw index (kEvalDraws), so every
-// validation of the same parameters gives the same number, and it leaves the training
-// draws, the dropout stream and the routing centroids untouched.
-//
-// The reported number is the test perplexity at the best validation, measured when that
-// validation happened.
+// Model, training, evaluation, randomness and checkpoint state are the shared
+// TransformerLmExperiment's (apps/common/transformer_lm_experiment.hpp); the reported
+// number is the test perplexity at the best validation.
 #pragma once
 
 #include <algorithm>
 #include <memory>
 #include <string>
 
+#include "apps/common/transformer_lm_experiment.hpp"
 #include "data/text_corpus.hpp"
 #include "nn/transformer.hpp"
 #include "optim/optim_config.hpp"
-#include "train/experiment.hpp"
 #include "train/train_config.hpp"
 
 namespace seqbench::apps {
@@ -111,68 +107,32 @@ struct TokenColumns {
   int64_t tokens_used() const { return B * cols; }
 };
 
-class Wikitext103Experiment : public train::Experiment {
+class Wikitext103Experiment : public TransformerLmExperiment {
  public:
   explicit Wikitext103Experiment(const Wikitext103Config& cfg);
 
-  void init();
-
-  core::ParamStore& params() override { return ps_; }
-  train::Metrics train_step() override;
-  // Validation loss and ppl; when the validation is the best so far also test_loss and
-  // test_ppl.
-  train::Metrics evaluate() override;
-  std::string metric() const override { return "ppl"; }
-  bool higher_is_better() const override { return false; }
-  // ||dL/dx_t|| (x: the input of the first block, embeddings + positions) on the first
-  // validation segment, L = the loss at its last position; eval mode, state untouched.
-  std::vector<double> gradnorm_probe() override;
-  size_t held_bytes() override;
-  void save_state(train::Checkpoint& ck) const override;
-  void load_state(const train::Checkpoint& ck) override;
-
-  struct Outcome {
-    bool has_best = false;
-    double best_valid_ppl = 0;
-    int64_t best_update = 0;
-    double test_ppl = 0;  // at the best validation
-  };
-  const Outcome& outcome() const { return outcome_; }
   const data::Corpus& corpus() const { return corpus_; }
-  const nn::TransformerLM& model() const { return *model_; }
-  nn::TransformerLM& model() { return *model_; }
   // An eval-mode forward of segment i of s (at kEvalDraws, leaving the training draws
   // untouched), for analyses that then read the model's activations, e.g. each layer's
   // attention inputs (seqbench report attention); returns the segment's length L (its
   // batch is s.B).
   int64_t forward_segment(const TokenColumns& s, int64_t i);
-  int64_t updates_per_epoch() const { return updates_per_epoch_; }
-  double epochs_done() const { return double(cursor_) / double(updates_per_epoch_); }
   const TokenColumns& train_stream() const { return train_; }
   const TokenColumns& valid_stream() const { return valid_; }
   const TokenColumns& test_stream() const { return test_; }
 
-  // Every evaluation pass starts its random draws here (far from any training count).
-  static constexpr uint64_t kEvalDraws = uint64_t(1) << 48;
-
  private:
-  // Loads ids_ and targets_ (b, L) for segment i of s; returns L.
-  int64_t load_segment(const TokenColumns& s, int64_t i);
-  double eval_stream(const TokenColumns& s);  // mean loss (nats)
+  // Update u takes segment u mod updates_per_epoch of every training column.
+  Batch load_train_batch(int64_t update) override;
+  int64_t eval_batches(Split s) const override;
+  Batch load_eval_batch(Split s, int64_t i) override;
+  const TokenColumns& stream(Split s) const { return s == Split::kValid ? valid_ : test_; }
+  // Loads ids_ and targets_ (s.B, L) for segment i of s.
+  Batch load_segment(const TokenColumns& s, int64_t i);
 
   Wikitext103Config cfg_;
   data::Corpus corpus_;
   TokenColumns train_, valid_, test_;
-  int64_t V_ = 0, updates_per_epoch_ = 1;
-
-  core::ParamStore ps_;
-  std::unique_ptr<nn::TransformerLM> model_;
-  int64_t cursor_ = 0;  // training segments done
-  Outcome outcome_;
-
-  std::vector<int32_t> ids_, targets_;  // (b, L) row-major
-  std::vector<float> mask_;             // (b L)
-  core::Tensor logits_, dlogits_;       // (b L, V)
 };
 
 // A finished run read back for analysis: its saved config (filled into cfg), the corpus,

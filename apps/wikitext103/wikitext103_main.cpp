@@ -58,8 +58,8 @@ int wikitext103_main(int argc, char** argv) {
         {"epochs", num(e.epochs_done())},
         {"best_epoch",
          o.has_best ? num(double(o.best_update) / double(e.updates_per_epoch())) : ""},
-        {"valid_ppl", o.has_best ? num(o.best_valid_ppl) : ""},
-        {"test_ppl", o.has_best ? num(o.test_ppl) : ""},
+        {"valid_ppl", o.has_best ? num(o.best_valid) : ""},
+        {"test_ppl", o.has_best ? num(o.test) : ""},
     };
   };
   return train::run_app(argc, argv, spec);

@@ -1,0 +1,128 @@
+// The part the two Transformer-LM experiments (wikitext103, imagenet64) share: a
+// decoder-only nn::TransformerLM trained on next-token cross-entropy, its evaluation and
+// gradient probe, the test score at the best validation and its checkpoint state. Each
+// app keeps its data and how batches are cut from it.
+//
+// Randomness: random / SMYRF / LSH heads draw fresh projections per forward. An
+// evaluation pass always starts from the same draw index (kEvalDraws), so every
+// validation of the same parameters gives the same number, and it leaves the training
+// draws, the dropout stream and the routing centroids untouched.
+//
+// The reported number is the test metric at the best validation, measured when that
+// validation happened.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nn/transformer.hpp"
+#include "optim/optim_config.hpp"
+#include "train/experiment.hpp"
+#include "train/train_config.hpp"
+
+namespace seqbench::apps {
+
+// The metric from the mean next-token cross-entropy in nats.
+enum class LmMetric {
+  kPerplexity,  // ppl = exp(loss)
+  kBitsPerDim,  // bpd = loss / ln 2
+};
+
+class TransformerLmExperiment : public train::Experiment {
+ public:
+  void init();
+
+  core::ParamStore& params() override { return ps_; }
+  train::Metrics train_step() override;
+  // Validation loss and metric; when the validation is the best so far also test_loss
+  // and test_<metric>.
+  train::Metrics evaluate() override;
+  std::string metric() const override;
+  bool higher_is_better() const override { return false; }
+  // ||dL/dx_t|| (x: the input of the first block, embeddings + positions) on the first
+  // validation batch, L = the loss at the last position of every row; eval mode, state
+  // untouched.
+  std::vector<double> gradnorm_probe() override;
+  size_t held_bytes() override;
+  void save_state(train::Checkpoint& ck) const override;
+  void load_state(const train::Checkpoint& ck) override;
+
+  struct Outcome {
+    bool has_best = false;
+    double best_valid = 0;  // the metric at the best validation
+    int64_t best_update = 0;
+    double test = 0;  // the test metric at the best validation
+  };
+  const Outcome& outcome() const { return outcome_; }
+  const nn::TransformerLM& model() const { return *model_; }
+  nn::TransformerLM& model() { return *model_; }
+  int64_t vocab() const { return vocab_; }
+  int64_t context() const { return context_; }  // the model's longest sequence (T)
+  int64_t updates_per_epoch() const { return updates_per_epoch_; }
+  double epochs_done() const { return double(cursor_) / double(updates_per_epoch_); }
+
+  // Every evaluation pass starts its random draws here (far from any training count).
+  static constexpr uint64_t kEvalDraws = uint64_t(1) << 48;
+
+ protected:
+  // Checks the config before the app loads its data: train.bptt must be 0
+  // (bptt_hint says why) and the model config valid. app names the checkpoint entries
+  // (<app>.cursor, <app>.best_valid_<metric>, <app>.model.*).
+  TransformerLmExperiment(std::string app, LmMetric metric,
+                          const nn::TransformerConfig& model_cfg,
+                          const optim::OptimConfig& optim_cfg,
+                          const train::TrainConfig& train_cfg, const char* bptt_hint);
+  // Builds the model and the parameter store once the app knows its data.
+  void build_model(int64_t vocab, int64_t context, int64_t updates_per_epoch);
+
+  struct Batch {
+    int64_t b = 0, L = 0;  // rows and positions in ids_ and targets_
+  };
+  enum class Split { kValid, kTest };
+  // The batch of training update `update` (0, 1, ... over all epochs) into ids_, targets_.
+  virtual Batch load_train_batch(int64_t update) = 0;
+  // An evaluation scores every batch of a split once; the gradient probe takes
+  // validation batch 0.
+  virtual int64_t eval_batches(Split s) const = 0;
+  virtual Batch load_eval_batch(Split s, int64_t i) = 0;
+
+  // Sets the model's draw index to kEvalDraws and restores it when done.
+  class EvalDraws {
+   public:
+    explicit EvalDraws(nn::TransformerLM& m);
+    ~EvalDraws();
+    EvalDraws(const EvalDraws&) = delete;
+    EvalDraws& operator=(const EvalDraws&) = delete;
+
+   private:
+    nn::TransformerLM& m_;
+    uint64_t saved_;
+  };
+  // Forward of ids_ (x.b, x.L) into logits_ (sized here, and dlogits_ with it when
+  // with_grad).
+  void forward(Batch x, bool training, bool with_grad = false);
+
+  std::vector<int32_t> ids_, targets_;  // (b, L) row-major
+
+ private:
+  double eval_loss(Split s);  // mean loss (nats) per token
+  double from_nats(double loss) const;
+
+  std::string app_;
+  LmMetric metric_;
+  nn::TransformerConfig model_cfg_;
+  optim::OptimConfig optim_cfg_;
+  uint64_t seed_;
+  int64_t vocab_ = 0, context_ = 0, updates_per_epoch_ = 1;
+
+  core::ParamStore ps_;
+  std::unique_ptr<nn::TransformerLM> model_;
+  int64_t cursor_ = 0;  // training updates done
+  Outcome outcome_;
+
+  std::vector<float> mask_;        // (b L)
+  core::Tensor logits_, dlogits_;  // (b L, vocab)
+};
+
+}  // namespace seqbench::apps
