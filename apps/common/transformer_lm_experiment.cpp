@@ -158,4 +158,16 @@ void TransformerLmExperiment::load_state(const train::Checkpoint& ck) {
   model_->set_state(st);
 }
 
+std::string lm_attention(const nn::TransformerConfig& m) {
+  return nn::head_groups_str(nn::parse_head_groups(m.attention, m.heads));
+}
+
+std::string lm_run_label(const nn::TransformerConfig& m) {
+  std::string id;
+  for (char ch : lm_attention(m))
+    if (ch == ',') id += '-';
+    else if (ch != ':') id += ch;
+  return id;
+}
+
 }  // namespace seqbench::apps

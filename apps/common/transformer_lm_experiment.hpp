@@ -1,7 +1,7 @@
 // The part the two Transformer-LM experiments (wikitext103, imagenet64) share: a
 // decoder-only nn::TransformerLM trained on next-token cross-entropy, its evaluation and
-// gradient probe, the test score at the best validation and its checkpoint state. Each
-// app keeps its data and how batches are cut from it.
+// gradient probe, the test score at the best validation, its checkpoint state, and the
+// runs.csv identity columns. Each app keeps its data and how batches are cut from it.
 //
 // Randomness: random / SMYRF / LSH heads draw fresh projections per forward. An
 // evaluation pass always starts from the same draw index (kEvalDraws), so every
@@ -12,13 +12,17 @@
 // validation happened.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/threads.hpp"
 #include "nn/transformer.hpp"
 #include "optim/optim_config.hpp"
 #include "train/experiment.hpp"
+#include "train/run_record.hpp"
 #include "train/train_config.hpp"
 
 namespace seqbench::apps {
@@ -124,5 +128,62 @@ class TransformerLmExperiment : public train::Experiment {
   std::vector<float> mask_;        // (b L)
   core::Tensor logits_, dlogits_;  // (b L, vocab)
 };
+
+// The attention heads, canonical: "local:2,routing:2".
+std::string lm_attention(const nn::TransformerConfig& m);
+// Run ids after the head groups, shell-friendly: "local:2,routing:2" -> "local2-routing2".
+std::string lm_run_label(const nn::TransformerConfig& m);
+
+// The runs.csv identity columns of a Transformer-LM run, the app's own ones in their
+// places: after_data after the data column, after_vocab after the vocabulary.
+template <class Cfg>
+train::RunIdentity lm_run_identity(const Cfg& c, TransformerLmExperiment& e,
+                                   const std::string& task, train::RunIdentity after_data,
+                                   train::RunIdentity after_vocab) {
+  const std::string attention = lm_attention(c.model);
+  const auto& o = e.outcome();
+  const auto num = [](double v) { return fmt::format("{:.6g}", v); };
+  train::RunIdentity id{
+      {"label", c.output.label.empty() ? attention : c.output.label},
+      {"task", task},
+      {"T", std::to_string(e.context())},
+      {"model", "transformer"},
+      {"backend", "ours"},
+      {"hidden", std::to_string(c.model.d_model)},
+      {"params", std::to_string(e.params().size())},
+      {"batch", std::to_string(c.train.batch)},
+      {"optimizer", c.optim.name},
+      {"lr", fmt::format("{}", c.optim.lr)},
+      {"bptt", std::to_string(c.train.bptt)},
+      {"seed", std::to_string(c.train.seed)},
+      {"threads", std::to_string(core::num_threads())},
+      {"gemm", c.train.gemm},
+      {"data", fmt::format("{} ({})", c.data.name, c.data.stand_in ? "stand-in" : "real")},
+  };
+  id.insert(id.end(), after_data.begin(), after_data.end());
+  const train::RunIdentity arch{
+      {"attention", attention},
+      {"layers_attention", e.model().describe()},
+      {"layers", std::to_string(c.model.layers)},
+      {"heads", std::to_string(c.model.heads)},
+      {"window", std::to_string(c.model.window)},
+      {"clusters", std::to_string(c.model.clusters)},
+      {"rounds", std::to_string(c.model.rounds)},
+      {"routing_layers", std::to_string(c.model.routing_layers)},
+      {"vocab", std::to_string(e.vocab())},
+  };
+  id.insert(id.end(), arch.begin(), arch.end());
+  id.insert(id.end(), after_vocab.begin(), after_vocab.end());
+  const train::RunIdentity tail{
+      {"updates_per_epoch", std::to_string(e.updates_per_epoch())},
+      {"epochs", num(e.epochs_done())},
+      {"best_epoch",
+       o.has_best ? num(double(o.best_update) / double(e.updates_per_epoch())) : ""},
+      {"valid_" + e.metric(), o.has_best ? num(o.best_valid) : ""},
+      {"test_" + e.metric(), o.has_best ? num(o.test) : ""},
+  };
+  id.insert(id.end(), tail.begin(), tail.end());
+  return id;
+}
 
 }  // namespace seqbench::apps

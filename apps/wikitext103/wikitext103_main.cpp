@@ -1,4 +1,5 @@
-#include <fmt/format.h>
+// `seqbench wikitext103`: the app's flow (lib/train/app.hpp) with its run ids and
+// runs.csv identity columns.
 
 #include "apps/wikitext103/wikitext103_experiment.hpp"
 #include "train/app.hpp"
@@ -12,55 +13,14 @@ int wikitext103_main(int argc, char** argv) {
       "word-level language modelling with Transformers of full, local, routing, random, SMYRF "
       "and LSH heads, perplexity (docs/experiments/wikitext103.md)";
   spec.demo_yaml = kWikitext103DemoYaml;
-  // Run ids after the head groups, shell-friendly: "local:2,routing:2" -> "local2-routing2".
-  spec.label = [](const Wikitext103Config& c) {
-    std::string id;
-    for (char ch : nn::head_groups_str(nn::parse_head_groups(c.model.attention, c.model.heads)))
-      if (ch == ',') id += '-';
-      else if (ch != ':') id += ch;
-    return id;
-  };
+  spec.label = [](const Wikitext103Config& c) { return lm_run_label(c.model); };
   spec.identity = [](const Wikitext103Config& c, Wikitext103Experiment& e) {
-    const std::string attention = nn::head_groups_str(nn::parse_head_groups(c.model.attention,
-                                                                            c.model.heads));
-    const std::string label = c.output.label.empty() ? attention : c.output.label;
-    const auto& o = e.outcome();
-    const auto num = [](double v) { return fmt::format("{:.6g}", v); };
-    return train::RunIdentity{
-        {"label", label},
-        {"task", "word_lm"},
-        {"T", std::to_string(c.lm.seq_len)},
-        {"model", "transformer"},
-        {"backend", "ours"},
-        {"hidden", std::to_string(c.model.d_model)},
-        {"params", std::to_string(e.params().size())},
-        {"batch", std::to_string(c.train.batch)},
-        {"optimizer", c.optim.name},
-        {"lr", fmt::format("{}", c.optim.lr)},
-        {"bptt", std::to_string(c.train.bptt)},
-        {"seed", std::to_string(c.train.seed)},
-        {"threads", std::to_string(core::num_threads())},
-        {"gemm", c.train.gemm},
-        {"data", fmt::format("{} ({})", c.data.name, c.data.stand_in ? "stand-in" : "real")},
-        {"attention", attention},
-        {"layers_attention", e.model().describe()},
-        {"layers", std::to_string(c.model.layers)},
-        {"heads", std::to_string(c.model.heads)},
-        {"window", std::to_string(c.model.window)},
-        {"clusters", std::to_string(c.model.clusters)},
-        {"rounds", std::to_string(c.model.rounds)},
-        {"routing_layers", std::to_string(c.model.routing_layers)},
-        {"vocab", std::to_string(e.corpus().vocab.size())},
-        {"train_tokens", std::to_string(e.train_stream().tokens_used())},
-        {"valid_tokens", std::to_string(e.valid_stream().tokens_used())},
-        {"test_tokens", std::to_string(e.test_stream().tokens_used())},
-        {"updates_per_epoch", std::to_string(e.updates_per_epoch())},
-        {"epochs", num(e.epochs_done())},
-        {"best_epoch",
-         o.has_best ? num(double(o.best_update) / double(e.updates_per_epoch())) : ""},
-        {"valid_ppl", o.has_best ? num(o.best_valid) : ""},
-        {"test_ppl", o.has_best ? num(o.test) : ""},
-    };
+    return lm_run_identity(c, e, "word_lm", {},
+                           {
+                               {"train_tokens", std::to_string(e.train_stream().tokens_used())},
+                               {"valid_tokens", std::to_string(e.valid_stream().tokens_used())},
+                               {"test_tokens", std::to_string(e.test_stream().tokens_used())},
+                           });
   };
   return train::run_app(argc, argv, spec);
 }
