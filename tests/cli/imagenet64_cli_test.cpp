@@ -9,14 +9,13 @@
 #include <cmath>
 #include <filesystem>
 
-#include "cli/cli_util.hpp"
+#include "cli/lm_cli_util.hpp"
 #include "data/mnist.hpp"
 #include "data/npz.hpp"
 #include "data/zip_writer.hpp"
-#include "report/csv.hpp"
-#include "train/checkpoint.hpp"
 
 using namespace seqbench;
+using clitest::cell;
 using clitest::run;
 namespace fs = std::filesystem;
 
@@ -96,10 +95,6 @@ optim: {name: adam, lr: 0.01, clip: 1.0}
 train: {batch: 4, steps: 10, log_every: 2, eval_every: 5, gradnorm_every: 5, threads: 1}
 output: {dir: results}
 )";
-
-std::string cell(const report::CsvTable& t, const char* col, size_t row = 0) {
-  return t.rows[row][size_t(t.col(col))];
-}
 
 }  // namespace
 
@@ -205,33 +200,19 @@ TEST(Imagenet64Cli, InterruptedThenResumedEqualsUninterruptedBitForBit) {
   ASSERT_EQ(rest.code, 0) << rest.err;
   const auto a = train::load_checkpoint(dir + "/results/imagenet64/full/checkpoint.sbck");
   const auto b = train::load_checkpoint(dir + "/results/imagenet64/part/checkpoint.sbck");
-  ASSERT_EQ(a.arrays.size(), b.arrays.size());
+  clitest::expect_same_checkpoints(a, b, {"step", "imagenet64.model.dropout_rng",
+                                          "imagenet64.model.draws", "imagenet64.cursor",
+                                          "imagenet64.test_bpd"});
   bool has_centroids = false;
-  for (size_t i = 0; i < a.arrays.size(); ++i) {
-    EXPECT_EQ(a.arrays[i].name, b.arrays[i].name);
-    EXPECT_EQ(a.arrays[i].data, b.arrays[i].data) << a.arrays[i].name << " differs";
-    has_centroids = has_centroids || a.arrays[i].name.find("centroids") != std::string::npos;
-  }
+  for (const auto& arr : a.arrays)
+    has_centroids = has_centroids || arr.name.find("centroids") != std::string::npos;
   EXPECT_TRUE(has_centroids);
-  for (const char* k : {"step", "imagenet64.model.dropout_rng", "imagenet64.model.draws",
-                        "imagenet64.cursor", "imagenet64.test_bpd"})
-    EXPECT_EQ(a.meta_at(k), b.meta_at(k)) << k;
   const auto ra = report::read_csv(dir + "/results/imagenet64/runs.csv");
   ASSERT_EQ(ra.rows.size(), 2u);
   EXPECT_EQ(cell(ra, "test_bpd", 0), cell(ra, "test_bpd", 1));
 }
 
-namespace {
-
-struct ImBadConfig {
-  const char* name;
-  const char* set;  // --set assignments after tiny.yaml
-  const char* must_contain;
-};
-
-void PrintTo(const ImBadConfig& b, std::ostream* os) { *os << b.name; }
-
-}  // namespace
+using ImBadConfig = clitest::BadSet;
 
 class Imagenet64ConfigErrors : public ::testing::TestWithParam<ImBadConfig> {};
 
@@ -240,11 +221,7 @@ TEST_P(Imagenet64ConfigErrors, ExitTwoWithOneLineAndWriteNothing) {
   const std::string dir = clitest::fresh_dir(bad.name);
   tiny_idx(dir + "/idx");
   clitest::write(dir + "/tiny.yaml", kTiny);
-  const auto r = run(kBin + " --config tiny.yaml " + bad.set, dir);
-  EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find(bad.must_contain), std::string::npos) << r.err;
-  EXPECT_FALSE(fs::exists(dir + "/results")) << "a failed config must not create results/";
+  clitest::expect_config_error(kBin + " --config tiny.yaml " + bad.set, dir, bad.must_contain);
 }
 
 INSTANTIATE_TEST_SUITE_P(

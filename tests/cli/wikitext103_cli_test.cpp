@@ -10,11 +10,10 @@
 #include <cmath>
 #include <filesystem>
 
-#include "cli/cli_util.hpp"
-#include "report/csv.hpp"
-#include "train/checkpoint.hpp"
+#include "cli/lm_cli_util.hpp"
 
 using namespace seqbench;
+using clitest::cell;
 using clitest::run;
 namespace fs = std::filesystem;
 
@@ -65,10 +64,6 @@ optim: {name: adam, lr: 0.01, clip: 1.0}
 train: {batch: 4, steps: 8, log_every: 2, eval_every: 4, gradnorm_every: 4, threads: 1}
 output: {dir: results}
 )";
-
-std::string cell(const report::CsvTable& t, const char* col, size_t row = 0) {
-  return t.rows[row][size_t(t.col(col))];
-}
 
 }  // namespace
 
@@ -148,39 +143,25 @@ TEST(Wikitext103Cli, InterruptedThenResumedEqualsUninterruptedBitForBit) {
   ASSERT_EQ(rest.code, 0) << rest.err;
   const auto a = train::load_checkpoint(dir + "/results/wikitext103/full/checkpoint.sbck");
   const auto b = train::load_checkpoint(dir + "/results/wikitext103/part/checkpoint.sbck");
-  ASSERT_EQ(a.arrays.size(), b.arrays.size());
+  clitest::expect_same_checkpoints(a, b, {"step", "wikitext103.model.dropout_rng",
+                                          "wikitext103.model.draws", "wikitext103.cursor",
+                                          "wikitext103.test_ppl"});
   bool has_centroids = false, has_relpos = false;
-  for (size_t i = 0; i < a.arrays.size(); ++i) {
-    EXPECT_EQ(a.arrays[i].name, b.arrays[i].name);
-    EXPECT_EQ(a.arrays[i].data, b.arrays[i].data) << a.arrays[i].name << " differs";
-    has_centroids = has_centroids || a.arrays[i].name.find("centroids") != std::string::npos;
-    if (a.arrays[i].name.ends_with(".attn.relpos")) {
+  for (const auto& arr : a.arrays) {
+    has_centroids = has_centroids || arr.name.find("centroids") != std::string::npos;
+    if (arr.name.ends_with(".attn.relpos")) {
       has_relpos = true;  // trained away from its zero init
-      EXPECT_TRUE(std::any_of(a.arrays[i].data.begin(), a.arrays[i].data.end(),
-                              [](float x) { return x != 0.0f; }));
+      EXPECT_TRUE(std::any_of(arr.data.begin(), arr.data.end(), [](float x) { return x != 0.0f; }));
     }
   }
   EXPECT_TRUE(has_centroids);
   EXPECT_TRUE(has_relpos);
-  for (const char* k : {"step", "wikitext103.model.dropout_rng", "wikitext103.model.draws",
-                        "wikitext103.cursor", "wikitext103.test_ppl"})
-    EXPECT_EQ(a.meta_at(k), b.meta_at(k)) << k;
   const auto ra = report::read_csv(dir + "/results/wikitext103/runs.csv");
   ASSERT_EQ(ra.rows.size(), 2u);
   EXPECT_EQ(cell(ra, "test_ppl", 0), cell(ra, "test_ppl", 1));
 }
 
-namespace {
-
-struct WtBadConfig {
-  const char* name;
-  const char* set;  // --set assignments after tiny.yaml
-  const char* must_contain;
-};
-
-void PrintTo(const WtBadConfig& b, std::ostream* os) { *os << b.name; }
-
-}  // namespace
+using WtBadConfig = clitest::BadSet;
 
 class Wikitext103ConfigErrors : public ::testing::TestWithParam<WtBadConfig> {};
 
@@ -190,11 +171,7 @@ TEST_P(Wikitext103ConfigErrors, ExitTwoWithOneLineAndWriteNothing) {
   const std::string dir = clitest::fresh_dir(bad.name);
   tiny_corpus(dir, "corpus", false);
   clitest::write(dir + "/tiny.yaml", kTiny);
-  const auto r = run(kBin + " --config tiny.yaml " + bad.set, dir);
-  EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find(bad.must_contain), std::string::npos) << r.err;
-  EXPECT_FALSE(fs::exists(dir + "/results")) << "a failed config must not create results/";
+  clitest::expect_config_error(kBin + " --config tiny.yaml " + bad.set, dir, bad.must_contain);
 }
 
 INSTANTIATE_TEST_SUITE_P(
