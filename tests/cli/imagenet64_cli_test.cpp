@@ -106,6 +106,11 @@ TEST(Imagenet64Cli, FrontDoorIsKnown) {
   EXPECT_NE(r.out.find("imagenet64"), std::string::npos) << r.out;
 }
 
+TEST(Imagenet64Cli, EveryCommittedPresetResolves) {
+  // Six kinds, paper and small.
+  clitest::expect_presets_resolve(kBin, "imagenet64", clitest::fresh_dir("x"), 12);
+}
+
 class Imagenet64Runs : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(Imagenet64Runs, AFewUpdatesWriteResultsInBitsPerDim) {

@@ -1,6 +1,6 @@
 // Helpers shared by the Transformer-LM CLI tests (wikitext103, imagenet64): a runs.csv
-// cell, the bit-for-bit comparison of two runs' checkpoints, and a config mistake's
-// expected failure.
+// cell, the bit-for-bit comparison of two runs' checkpoints, a config mistake's
+// expected failure, and the check that every committed preset resolves.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -51,6 +51,21 @@ inline void expect_config_error(const std::string& cmd, const std::string& dir,
   EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/results"))
       << "a failed config must not create results/";
+}
+
+// Every configs/<app>/*.yaml resolves (`<bin> --config F --dump-config` exits 0), and
+// there are `expected` of them; run in dir.
+inline void expect_presets_resolve(const std::string& bin, const std::string& app,
+                                   const std::string& dir, int expected) {
+  int n = 0;
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(SEQBENCH_SOURCE_DIR) + "/configs/" + app)) {
+    if (e.path().extension() != ".yaml") continue;
+    ++n;
+    const auto r = run(bin + " --config '" + e.path().string() + "' --dump-config", dir);
+    EXPECT_EQ(r.code, 0) << e.path() << ": " << r.err;
+  }
+  EXPECT_EQ(n, expected) << "presets in configs/" << app;
 }
 
 }  // namespace seqbench::clitest

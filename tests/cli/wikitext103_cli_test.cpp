@@ -74,6 +74,11 @@ TEST(Wikitext103Cli, BinaryIsKnown) {
   EXPECT_TRUE(fs::exists(kBin)) << kBin;
 }
 
+TEST(Wikitext103Cli, EveryCommittedPresetResolves) {
+  // Six kinds, paper and small, and the routing / random "_only" ablation pair.
+  clitest::expect_presets_resolve(kBin, "wikitext103", clitest::fresh_dir("x"), 14);
+}
+
 class Wikitext103Runs : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(Wikitext103Runs, AFewUpdatesWriteResultsInPerplexity) {
