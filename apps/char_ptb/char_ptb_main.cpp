@@ -17,21 +17,16 @@ int char_ptb_main(int argc, char** argv) {
     const std::string label = c.output.label.empty() ? c.model.cell : c.output.label;
     const auto& o = e.outcome();
     const auto num = [](double v) { return fmt::format("{:.6g}", v); };
-    return train::RunIdentity{
+    train::RunIdentity id{
         {"label", label},
         {"task", c.data.level == "char" ? "char_lm" : "word_lm"},
         {"T", std::to_string(c.lm.seq_len)},
         {"model", c.model.cell},
         {"backend", c.model.backend},
         {"hidden", std::to_string(c.model.hidden)},
-        {"params", std::to_string(e.params().size())},
-        {"batch", std::to_string(c.train.batch)},
-        {"optimizer", c.optim.name},
-        {"lr", fmt::format("{}", c.optim.lr)},
-        {"bptt", std::to_string(c.train.bptt)},
-        {"seed", std::to_string(c.train.seed)},
-        {"threads", std::to_string(core::num_threads())},
-        {"gemm", c.train.gemm},
+    };
+    train::append(id, train::setup_columns(e.params().size(), c.train, c.optim));
+    train::append(id, {
         {"data", fmt::format("{} ({})", c.data.name, c.data.stand_in ? "stand-in" : "real")},
         {"embedding", std::to_string(c.lm.embedding)},
         {"carry_state", c.lm.carry_state ? "true" : "false"},
@@ -44,7 +39,8 @@ int char_ptb_main(int argc, char** argv) {
         {"best_epoch", o.has_best ? num(double(o.best_update) / double(e.updates_per_epoch())) : ""},
         {"valid_bpc", o.has_best ? num(o.best_valid_bpc) : ""},
         {"test_bpc", o.has_best ? num(o.test_bpc) : ""},
-    };
+    });
+    return id;
   };
   // Miller & Hardt's Figure 2 on a trained run: ||dl_{t+i}/dx_t|| against distance i.
   int64_t probe_L = 0, probe_windows = 20;

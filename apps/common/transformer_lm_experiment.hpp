@@ -150,17 +150,10 @@ train::RunIdentity lm_run_identity(const Cfg& c, TransformerLmExperiment& e,
       {"model", "transformer"},
       {"backend", "ours"},
       {"hidden", std::to_string(c.model.d_model)},
-      {"params", std::to_string(e.params().size())},
-      {"batch", std::to_string(c.train.batch)},
-      {"optimizer", c.optim.name},
-      {"lr", fmt::format("{}", c.optim.lr)},
-      {"bptt", std::to_string(c.train.bptt)},
-      {"seed", std::to_string(c.train.seed)},
-      {"threads", std::to_string(core::num_threads())},
-      {"gemm", c.train.gemm},
-      {"data", fmt::format("{} ({})", c.data.name, c.data.stand_in ? "stand-in" : "real")},
   };
-  id.insert(id.end(), after_data.begin(), after_data.end());
+  train::append(id, train::setup_columns(e.params().size(), c.train, c.optim));
+  id.push_back({"data", fmt::format("{} ({})", c.data.name, c.data.stand_in ? "stand-in" : "real")});
+  train::append(id, after_data);
   const train::RunIdentity arch{
       {"attention", attention},
       {"layers_attention", e.model().describe()},
@@ -172,8 +165,8 @@ train::RunIdentity lm_run_identity(const Cfg& c, TransformerLmExperiment& e,
       {"routing_layers", std::to_string(c.model.routing_layers)},
       {"vocab", std::to_string(e.vocab())},
   };
-  id.insert(id.end(), arch.begin(), arch.end());
-  id.insert(id.end(), after_vocab.begin(), after_vocab.end());
+  train::append(id, arch);
+  train::append(id, after_vocab);
   const train::RunIdentity tail{
       {"updates_per_epoch", std::to_string(e.updates_per_epoch())},
       {"epochs", num(e.epochs_done())},
@@ -182,7 +175,7 @@ train::RunIdentity lm_run_identity(const Cfg& c, TransformerLmExperiment& e,
       {"valid_" + e.metric(), o.has_best ? num(o.best_valid) : ""},
       {"test_" + e.metric(), o.has_best ? num(o.test) : ""},
   };
-  id.insert(id.end(), tail.begin(), tail.end());
+  train::append(id, tail);
   return id;
 }
 

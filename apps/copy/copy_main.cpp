@@ -19,23 +19,17 @@ int copy_main(int argc, char** argv) {
   spec.demo_yaml = kCopyDemoYaml;
   spec.identity = [](const CopyConfig& c, CopyExperiment& e) {
     const std::string label = c.output.label.empty() ? c.model.cell : c.output.label;
-    return train::RunIdentity{
+    train::RunIdentity id{
         {"label", label},
         {"task", c.task.name},
         {"T", std::to_string(c.task.T)},
         {"model", c.model.cell},
         {"backend", c.model.backend},
         {"hidden", std::to_string(c.model.hidden)},
-        {"params", std::to_string(e.params().size())},
-        {"batch", std::to_string(c.train.batch)},
-        {"optimizer", c.optim.name},
-        {"lr", fmt::format("{}", c.optim.lr)},
-        {"bptt", std::to_string(c.train.bptt)},
-        {"seed", std::to_string(c.train.seed)},
-        {"threads", std::to_string(core::num_threads())},
-        {"gemm", c.train.gemm},
-        {"data", "synthetic"},
     };
+    train::append(id, train::setup_columns(e.params().size(), c.train, c.optim));
+    id.push_back({"data", "synthetic"});
+    return id;
   };
   // Transfer: evaluate a trained run's checkpoint on longer (or shorter) sequences.
   std::vector<int64_t> eval_T, probe_T;

@@ -16,21 +16,16 @@ int pmnist_main(int argc, char** argv) {
     const std::string label = c.output.label.empty() ? c.model.cell : c.output.label;
     const auto& o = e.outcome();
     const auto num = [](double v) { return fmt::format("{:.6g}", v); };
-    return train::RunIdentity{
+    train::RunIdentity id{
         {"label", label},
         {"task", c.data.permute ? "pmnist" : "smnist"},
         {"T", std::to_string(e.steps_per_image())},
         {"model", c.model.cell},
         {"backend", c.model.backend},
         {"hidden", std::to_string(c.model.hidden)},
-        {"params", std::to_string(e.params().size())},
-        {"batch", std::to_string(c.train.batch)},
-        {"optimizer", c.optim.name},
-        {"lr", fmt::format("{}", c.optim.lr)},
-        {"bptt", std::to_string(c.train.bptt)},
-        {"seed", std::to_string(c.train.seed)},
-        {"threads", std::to_string(core::num_threads())},
-        {"gemm", c.train.gemm},
+    };
+    train::append(id, train::setup_columns(e.params().size(), c.train, c.optim));
+    train::append(id, {
         {"data", fmt::format("{} ({})", c.data.name, c.data.stand_in ? "stand-in" : "real")},
         {"permute_seed", c.data.permute ? std::to_string(c.data.permute_seed) : ""},
         {"train_examples", std::to_string(e.n_train())},
@@ -43,7 +38,8 @@ int pmnist_main(int argc, char** argv) {
         {"test_acc", o.has_best ? num(o.test_acc) : ""},
         {"test_loss", o.has_best ? num(o.test_loss) : ""},
         {"best_test_acc", o.best_test_acc >= 0 ? num(o.best_test_acc) : ""},
-    };
+    });
+    return id;
   };
   return train::run_app(argc, argv, spec);
 }

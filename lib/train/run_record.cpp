@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/fs.hpp"
+#include "core/threads.hpp"
 #include "report/csv.hpp"
 #include "report/json.hpp"
 #include "report/markdown.hpp"
@@ -12,6 +13,22 @@ namespace seqbench::train {
 namespace {
 std::string num(double v) { return fmt::format("{:.6g}", v); }
 }  // namespace
+
+RunIdentity setup_columns(size_t params, const TrainConfig& train,
+                          const optim::OptimConfig& optim) {
+  return {
+      {"params", std::to_string(params)},
+      {"batch", std::to_string(train.batch)},
+      {"optimizer", optim.name},
+      {"lr", fmt::format("{}", optim.lr)},
+      {"bptt", std::to_string(train.bptt)},
+      {"seed", std::to_string(train.seed)},
+      {"threads", std::to_string(core::num_threads())},
+      {"gemm", train.gemm},
+  };
+}
+
+void append(RunIdentity& a, const RunIdentity& b) { a.insert(a.end(), b.begin(), b.end()); }
 
 RunIdentity run_record(const RunFiles& files, const std::string& experiment,
                        const RunIdentity& identity, const Summary& s) {

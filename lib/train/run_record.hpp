@@ -15,6 +15,13 @@ namespace seqbench::train {
 // backend, hidden, data ... (strings, as they appear in runs.csv).
 using RunIdentity = std::vector<std::pair<std::string, std::string>>;
 
+// The training-setup columns the apps put after their model columns, in this order:
+// params, batch, optimizer, lr, bptt, seed, threads (the OpenMP threads now), gemm.
+RunIdentity setup_columns(size_t params, const TrainConfig& train,
+                          const optim::OptimConfig& optim);
+// Appends b's columns to a.
+void append(RunIdentity& a, const RunIdentity& b);
+
 // The full record: run_id, experiment, the identity columns, then the summary's
 // columns (status, updates, metric, final_metric, best_metric, ...). Column names are
 // stable; docs/formats.md lists them.
