@@ -16,6 +16,7 @@
 
 #include "gradcheck.hpp"
 #include "nn/attention/attention.hpp"
+#include "nn/attention_inputs.hpp"
 #include "nn/loss.hpp"
 #include "nn/tiny_lm.hpp"
 #include "nn/transformer.hpp"
@@ -26,40 +27,14 @@
 using namespace seqbench;
 using core::Shape;
 using DTensor = core::TensorT<double>;
+using testutil::Inputs;
+using testutil::kAllKinds;
+using testutil::make_cfg;
+using testutil::max_abs_diff;
+using testutil::past_future_diff;
+using testutil::sparse_cfg;
 
 namespace {
-
-const std::vector<std::string> kAllKinds = {"full", "local", "routing", "random", "smyrf", "lsh"};
-
-nn::AttentionConfig make_cfg(const std::string& kind, bool causal, int64_t window,
-                             int64_t clusters, int64_t rounds, uint64_t seed = 7) {
-  nn::AttentionConfig c;
-  c.kind = kind;
-  c.causal = causal;
-  c.window = window;
-  c.clusters = clusters;
-  c.rounds = rounds;
-  c.seed = seed;
-  return c;
-}
-
-// Sparse on N around 10 to 30.
-nn::AttentionConfig sparse_cfg(const std::string& kind, bool causal) {
-  return make_cfg(kind, causal, 3, kind == "lsh" ? 4 : 3, 2);
-}
-
-struct Inputs {
-  int64_t B, H, N, D;
-  DTensor q, k, v;
-  Inputs(int64_t b, int64_t h, int64_t n, int64_t d, uint64_t seed)
-      : B(b), H(h), N(n), D(d), q(Shape{b, h, n, d}), k(Shape{b, h, n, d}), v(Shape{b, h, n, d}) {
-    core::Rng rng(seed);
-    gradcheck::fill_normal(rng, q);
-    gradcheck::fill_normal(rng, k);
-    gradcheck::fill_normal(rng, v);
-  }
-  Shape shape() const { return Shape{B, H, N, D}; }
-};
 
 // (H, nb) with N(0, scale²) entries; nb = M (causal) or 2M - 1.
 DTensor bias_table(int64_t H, int64_t M, bool causal, uint64_t seed, double scale = 1.0) {
@@ -103,11 +78,6 @@ DTensor biased_reference(const Inputs& in, const DTensor& bias, bool causal) {
   return o;
 }
 
-double max_abs_diff(const DTensor& a, const DTensor& b) {
-  double m = 0;
-  for (int64_t i = 0; i < a.numel(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return m;
-}
 
 // dq, dk, dv and dbias by central differences of L = Σ W ⊙ O, assignment held. B = 2,
 // so both batch rows of a head add into its bias row.
@@ -211,22 +181,11 @@ TEST(AttentionRelpos, CausalKindsDoNotLeakTheFutureWithTheBias) {
       const auto cfg = sparse_cfg(kind, true);
       auto a = nn::make_attention<double>(cfg, H, D), b = nn::make_attention<double>(cfg, H, D);
       Inputs in(B, H, N, D, 601), other(B, H, N, D, 601);
-      core::Rng rng(602 + static_cast<uint64_t>(t0));
-      for (DTensor* x : {&other.q, &other.k, &other.v})
-        for (int64_t r = 0; r < B * H; ++r)
-          for (int64_t t = t0 + 1; t < N; ++t)
-            for (int64_t j = 0; j < D; ++j) (*x)[(r * N + t) * D + j] = 3.0 * rng.normal();
+      other.perturb_after(t0, 602 + static_cast<uint64_t>(t0));
       DTensor oa(in.shape()), ob(in.shape());
       a->forward(in.q.cview(), in.k.cview(), in.v.cview(), oa.view(), bias.cview());
       b->forward(other.q.cview(), other.k.cview(), other.v.cview(), ob.view(), bias.cview());
-      double past = 0, future = 0;
-      for (int64_t r = 0; r < B * H; ++r)
-        for (int64_t t = 0; t < N; ++t)
-          for (int64_t j = 0; j < D; ++j) {
-            const int64_t i = (r * N + t) * D + j;
-            double& m = t <= t0 ? past : future;
-            m = std::max(m, std::abs(oa[i] - ob[i]));
-          }
+      const auto [past, future] = past_future_diff(oa, ob, N, D, t0);
       EXPECT_LT(past, 1e-12);
       EXPECT_GT(future, 1e-3);
     }

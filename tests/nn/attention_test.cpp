@@ -16,6 +16,7 @@
 
 #include "gradcheck.hpp"
 #include "nn/attention/kinds.hpp"
+#include "nn/attention_inputs.hpp"
 #include "test_util.hpp"
 
 using namespace seqbench;
@@ -23,51 +24,16 @@ using core::Shape;
 using DTensor = core::TensorT<double>;
 using DAttention = nn::Attention<double>;
 
+using testutil::Inputs;
+using testutil::kAllKinds;
+using testutil::make_cfg;
+using testutil::max_abs_diff;
+using testutil::past_future_diff;
+using testutil::sparse_cfg;
+
 namespace {
 
 const std::vector<std::string> kSparseKinds = {"local", "routing", "random", "smyrf", "lsh"};
-const std::vector<std::string> kAllKinds = {"full", "local", "routing", "random", "smyrf", "lsh"};
-
-nn::AttentionConfig make_cfg(const std::string& kind, bool causal, int64_t window,
-                             int64_t clusters, int64_t rounds, bool shared_qk = false,
-                             uint64_t seed = 7) {
-  nn::AttentionConfig c;
-  c.kind = kind;
-  c.causal = causal;
-  c.window = window;
-  c.clusters = clusters;
-  c.rounds = rounds;
-  c.shared_qk = shared_qk;
-  c.seed = seed;
-  return c;
-}
-
-// A config that makes `kind` sparse on short sequences (N around 10 to 30).
-nn::AttentionConfig sparse_cfg(const std::string& kind, bool causal, bool shared_qk = false) {
-  return make_cfg(kind, causal, 3, kind == "lsh" ? 4 : 3, 2, shared_qk);
-}
-
-struct Inputs {
-  int64_t B, H, N, D;
-  DTensor q, k, v;
-  // shared_qk: k = q / ‖q‖ row by row (Reformer's shared-QK keys).
-  Inputs(int64_t b, int64_t h, int64_t n, int64_t d, uint64_t seed, bool shared_qk = false)
-      : B(b), H(h), N(n), D(d), q(Shape{b, h, n, d}), k(Shape{b, h, n, d}), v(Shape{b, h, n, d}) {
-    core::Rng rng(seed);
-    gradcheck::fill_normal(rng, q);
-    gradcheck::fill_normal(rng, k);
-    gradcheck::fill_normal(rng, v);
-    if (shared_qk) normalise_keys();
-  }
-  void normalise_keys() {
-    for (int64_t r = 0; r < B * H * N; ++r) {
-      double s = 0;
-      for (int64_t j = 0; j < D; ++j) s += q[r * D + j] * q[r * D + j];
-      for (int64_t j = 0; j < D; ++j) k[r * D + j] = q[r * D + j] / std::sqrt(s);
-    }
-  }
-  Shape shape() const { return Shape{B, H, N, D}; }
-};
 
 DTensor run(DAttention& att, const Inputs& in) {
   DTensor o(in.shape());
@@ -163,11 +129,6 @@ DTensor structure_reference(const DAttention& att, const Inputs& in) {
   return o;
 }
 
-double max_abs_diff(const DTensor& a, const DTensor& b) {
-  double m = 0;
-  for (int64_t i = 0; i < a.numel(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return m;
-}
 
 // ---------------------------------------------------------------------------------------
 
@@ -318,20 +279,9 @@ TEST(Attention, CausalKindsDoNotLeakTheFuture) {
       // same centroids; only the inputs after t0 differ, assignments are rebuilt.
       auto a = nn::make_attention<double>(cfg, H, D), b = nn::make_attention<double>(cfg, H, D);
       Inputs in(B, H, N, D, 70), other(B, H, N, D, 70);
-      core::Rng rng(71 + static_cast<uint64_t>(t0));
-      for (DTensor* x : {&other.q, &other.k, &other.v})
-        for (int64_t r = 0; r < B * H; ++r)
-          for (int64_t t = t0 + 1; t < N; ++t)
-            for (int64_t j = 0; j < D; ++j) (*x)[(r * N + t) * D + j] = 3.0 * rng.normal();
+      other.perturb_after(t0, 71 + static_cast<uint64_t>(t0));
       const DTensor oa = run(*a, in), ob = run(*b, other);
-      double past = 0, future = 0;
-      for (int64_t r = 0; r < B * H; ++r)
-        for (int64_t t = 0; t < N; ++t)
-          for (int64_t j = 0; j < D; ++j) {
-            const int64_t i = (r * N + t) * D + j;
-            double& m = t <= t0 ? past : future;
-            m = std::max(m, std::abs(oa[i] - ob[i]));
-          }
+      const auto [past, future] = past_future_diff(oa, ob, N, D, t0);
       EXPECT_LT(past, 1e-12);
       EXPECT_GT(future, 1e-3);  // the perturbation is real
       if (kind == "routing" || kind == "smyrf" || kind == "lsh") {

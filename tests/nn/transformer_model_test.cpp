@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gradcheck.hpp"
+#include "nn/attention_inputs.hpp"
 #include "nn/loss.hpp"
 #include "nn/transformer.hpp"
 #include "nn/tiny_lm.hpp"
@@ -132,14 +133,7 @@ TEST_P(TransformerLMCausal, LaterTokensDoNotChangeEarlierLogits) {
     lm.model.forward(ids.data(), B, N, la.view(), false);
     lm.model.set_draws(100);
     lm.model.forward(other.data(), B, N, lb.view(), false);
-    double past = 0, future = 0;
-    for (int64_t b = 0; b < B; ++b)
-      for (int64_t t = 0; t < N; ++t)
-        for (int64_t v = 0; v < V; ++v) {
-          const int64_t i = (b * N + t) * V + v;
-          double& m = t <= t0 ? past : future;
-          m = std::max(m, std::abs(la[i] - lb[i]));
-        }
+    const auto [past, future] = testutil::past_future_diff(la, lb, N, V, t0);
     EXPECT_LT(past, 1e-12);
     EXPECT_GT(future, 1e-4);
   }
