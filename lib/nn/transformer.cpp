@@ -205,7 +205,6 @@ void MultiHeadAttentionT<T>::forward(core::ViewT<const T> src, core::ViewT<T> ds
   b_ = B;
   n_ = N;
   src_ = src;
-  train_ = train;
   ensure(qkv_buf_, core::Shape{BN, 3 * E});
   ensure(merged_, core::Shape{BN, E});
   qkv_.forward(src.reshape(core::Shape{BN, E}), qkv_buf_.view());
@@ -248,7 +247,8 @@ void MultiHeadAttentionT<T>::forward(core::ViewT<const T> src, core::ViewT<T> ds
     // The commitment term against the centroids this forward routed with (training only:
     // it is part of the training objective).
     g.commit = 0;
-    if (train && opt_.commitment > 0 && g.spec.kind == "routing") {
+    g.committed = train && opt_.commitment > 0 && g.spec.kind == "routing";
+    if (g.committed) {
       ensure(g.cdq, gs);
       g.cdq.zero();
       if (!g.shared) {
@@ -293,7 +293,7 @@ void MultiHeadAttentionT<T>::backward(core::ViewT<const T> ddst, core::ViewT<T> 
     g.dv.zero();
     g.att->backward(g.dout.cview(), g.dq.view(), g.dk.view(), g.dv.view(), bias_rows(g, true));
     const int64_t n = g.dq.numel();
-    if (train_ && opt_.commitment > 0 && g.spec.kind == "routing") {
+    if (g.committed) {
       for (int64_t i = 0; i < n; ++i) g.dq[i] += g.cdq[i];
       if (!g.shared)
         for (int64_t i = 0; i < n; ++i) g.dk[i] += g.cdk[i];

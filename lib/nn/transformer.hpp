@@ -202,6 +202,7 @@ class MultiHeadAttentionT {
     int64_t h0 = 0;  // first head
     bool shared = false;  // k is q (opt.shared_qk and a routing or lsh group)
     double commit = 0;    // the last forward's commitment term (routing, β > 0)
+    bool committed = false;  // that forward measured it (training): backward adds cdq, cdk
     std::unique_ptr<Attention<T>> att;
     // (B, H_g, N, Dh): inputs of the core (normalised with qk_norm), raw q and k
     // (qk_norm only), the core's output, and the gradients (dqr, dkr: of the raw q, k).
@@ -225,7 +226,6 @@ class MultiHeadAttentionT {
   std::vector<Group> groups_;
   core::ViewT<const T> src_;
   int64_t b_ = 0, n_ = 0;
-  bool train_ = false;  // the last forward's mode
   core::TensorT<T> qkv_buf_, merged_, dmerged_, dqkv_;  // (B N, 3E), (B N, E), (B N, E), (B N, 3E)
 };
 

@@ -243,6 +243,34 @@ TEST(RoutingAttention, CommitmentIsTheMeanDistanceToTheNearestCentroidWithItsGra
   EXPECT_NEAR(r.commitment(1.0, nullptr, nullptr), mean_distance(r, q, q), 1e-12);
 }
 
+TEST(RoutingAttention, SharedQkCountsTheRowsOnceWithTheSameResult) {
+  // Keys that are the queries (the same buffer) and keys that are a copy of them give
+  // the same centroid update and the same causal clusters.
+  const int64_t B = 2, H = 2, N = 40, D = 5;
+  core::Rng rng(8);
+  const DTensor q = clustered(B, H, N, D, {0, 2, 4}, 0.3, rng);
+  const DTensor copy = q;
+  DTensor o(q.shape());
+  auto shared = nn::make_attention<double>(routing_cfg(true, 6, 3, 0.5), H, D);
+  auto separate = nn::make_attention<double>(routing_cfg(true, 6, 3, 0.5), H, D);
+  shared->forward(q.cview(), q.cview(), q.cview(), o.view());
+  separate->forward(q.cview(), copy.cview(), q.cview(), o.view());
+  for (int64_t s = 0; s < B * H; ++s) {
+    EXPECT_EQ(shared->structure(s).q, separate->structure(s).q);
+    EXPECT_EQ(shared->structure(s).k, separate->structure(s).k);
+  }
+  shared->update_centroids();
+  separate->update_centroids();
+  const auto a = as_routing(*shared).centroids(), b = as_routing(*separate).centroids();
+  double diff = 0, moved = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff = std::max(diff, std::abs(a[i] - b[i]));
+  auto fresh = nn::make_attention<double>(routing_cfg(true, 6, 3, 0.5), H, D);
+  const auto c0 = as_routing(*fresh).centroids();
+  for (size_t i = 0; i < a.size(); ++i) moved = std::max(moved, std::abs(a[i] - c0[i]));
+  EXPECT_LT(diff, 1e-12);
+  EXPECT_GT(moved, 1e-2);  // the update did something
+}
+
 TEST(RoutingAttention, UpdateNeedsAForward) {
   auto att = nn::make_attention<double>(routing_cfg(true, 4, 2, 0.9), 1, 4);
   EXPECT_NE(testutil::message_of([&] { att->update_centroids(); }).find("call forward first"),

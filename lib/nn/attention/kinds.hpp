@@ -67,7 +67,8 @@ class RoutingAttention : public Attention<T> {
   RoutingAttention(const AttentionConfig& cfg, int64_t heads, int64_t head_dim);
 
   // Training mode only, after forward: with x̂ the last forward's normalised queries and
-  // keys (every batch row) and c(x̂) = argmax_c x̂ . μ_c,
+  // keys (every batch row; the queries once when the keys are the queries, shared QK,
+  // which leaves the direction of s_c as it is) and c(x̂) = argmax_c x̂ . μ_c,
   //   s_c = Σ_{c(x̂) = c} x̂,   μ_c <- normalise(λ μ_c + (1 - λ) s_c / ‖s_c‖)
   // for each head and each centroid with members (λ = ema_decay).
   void update_centroids() override;

@@ -88,7 +88,10 @@ void RoutingAttention<T>::build(int64_t h, const T* q, const T* k, int64_t n, At
     grow(sc.qb, n);
     grow(sc.kb, n);
     assign(h, q, n, sc.qb.data(), sc.xq, sc.proj);
-    assign(h, k, n, sc.kb.data(), sc.xq, sc.proj);
+    if (k == q)  // shared QK: the keys' clusters are the queries'
+      std::copy_n(sc.qb.data(), n, sc.kb.data());
+    else
+      assign(h, k, n, sc.kb.data(), sc.xq, sc.proj);
     build_bucket_chunks(st, sc.qb.data(), sc.kb.data(), n, kc_, w, true, sc.work);
     return;
   }
@@ -121,12 +124,14 @@ void RoutingAttention<T>::update_centroids() {
   for (int64_t h = 0; h < H; ++h) {
     std::fill(sums_.begin(), sums_.begin() + kc_ * D, T(0));
     for (int64_t b = 0; b < B; ++b)
-      for (const T* x : {this->q_.data, this->k_.data})
+      for (int side = 0; side < (this->k_.data == this->q_.data ? 1 : 2); ++side) {
+        const T* x = side == 0 ? this->q_.data : this->k_.data;  // shared QK: rows once
         for_each_assignment(h, x + (b * H + h) * N * D, N, xn_, sims_,
                             [&](int64_t, int32_t c, const T* xh) {
                               T* s = sums_.data() + c * D;
                               for (int64_t j = 0; j < D; ++j) s[j] += xh[j];
                             });
+      }
     for (int64_t c = 0; c < kc_; ++c) {
       const T* s = sums_.data() + c * D;
       T ss = 0;
