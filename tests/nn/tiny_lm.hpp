@@ -1,6 +1,7 @@
 // A tiny Transformer LM for the model-level tests (transformer_model_test.cpp,
-// attention_relpos_test.cpp): its config, random token ids, and the model with its
-// parameter store, initialised from a seed.
+// attention_relpos_test.cpp): its config, random token ids, the model with its
+// parameter store, initialised from a seed, and the finite-difference check of every
+// parameter's gradient.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,8 @@
 
 #include "core/param_store.hpp"
 #include "core/rng.hpp"
+#include "gradcheck.hpp"
+#include "nn/loss.hpp"
 #include "nn/transformer.hpp"
 
 namespace seqbench::testutil {
@@ -54,5 +57,32 @@ struct TinyLm {
     return nullptr;
   }
 };
+
+// The training objective's gradient (cross-entropy of random targets plus the model's
+// aux_loss, the commitment term) with respect to every parameter of lm, against finite
+// differences, on random ids (B, N) < V drawn from rng; dropout masks and attention
+// structures are drawn once and then held.
+inline void expect_lm_gradients(TinyLm<double>& lm, int64_t B, int64_t N, int64_t V,
+                                core::Rng& rng) {
+  const auto ids = random_ids(rng, B * N, V), targets = random_ids(rng, B * N, V);
+  core::TensorT<double> logits(core::Shape{B * N, V}), dlogits(core::Shape{B * N, V});
+  lm.model.forward(ids.data(), B, N, logits.view(), true);  // draws masks and structures
+  lm.model.hold_randomness(true);
+  auto loss = [&] {
+    lm.model.forward(ids.data(), B, N, logits.view(), true);
+    return nn::softmax_cross_entropy<double>(logits.cview(), targets.data(), nullptr,
+                                             core::ViewT<double>())
+               .loss +
+           lm.model.aux_loss();
+  };
+  lm.ps.zero_grad();
+  lm.model.forward(ids.data(), B, N, logits.view(), true);
+  nn::softmax_cross_entropy<double>(logits.cview(), targets.data(), nullptr, dlogits.view());
+  lm.model.backward(dlogits.cview());
+  for (auto& p : lm.ps.params()) {
+    std::vector<double> a(p.grad, p.grad + p.numel());
+    gradcheck::expect_gradient(p.name, p.value, a.data(), p.numel(), loss);
+  }
+}
 
 }  // namespace seqbench::testutil

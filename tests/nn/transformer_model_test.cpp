@@ -49,26 +49,7 @@ TEST_P(TransformerLMGrad, CrossEntropyGradientOfEveryParameter) {
   for (auto& p : lm.ps.params())  // LN gains / biases and output bias away from 1 / 0
     if (p.name.find(".ln") != std::string::npos || p.name == "lm.out.b")
       for (int64_t i = 0; i < p.numel(); ++i) p.value[i] += 0.2 * rng.normal();
-  const auto ids = random_ids(rng, B * N, V), targets = random_ids(rng, B * N, V);
-  core::TensorT<double> logits(Shape{B * N, V}), dlogits(Shape{B * N, V});
-  lm.model.forward(ids.data(), B, N, logits.view(), true);  // draws masks and structures
-  lm.model.hold_randomness(true);
-  // The training objective: cross-entropy plus the commitment loss (0 unless on).
-  auto loss = [&] {
-    lm.model.forward(ids.data(), B, N, logits.view(), true);
-    return nn::softmax_cross_entropy<double>(logits.cview(), targets.data(), nullptr,
-                                             core::ViewT<double>())
-               .loss +
-           lm.model.aux_loss();
-  };
-  lm.ps.zero_grad();
-  lm.model.forward(ids.data(), B, N, logits.view(), true);
-  nn::softmax_cross_entropy<double>(logits.cview(), targets.data(), nullptr, dlogits.view());
-  lm.model.backward(dlogits.cview());
-  for (auto& p : lm.ps.params()) {
-    std::vector<double> a(p.grad, p.grad + p.numel());
-    gradcheck::expect_gradient(p.name, p.value, a.data(), p.numel(), loss);
-  }
+  testutil::expect_lm_gradients(lm, B, N, V, rng);
 }
 
 namespace {
