@@ -129,25 +129,29 @@ void AttentiveRecurrent<T>::reserve(int64_t steps, int64_t b) {
     grow(slot_score_, b * rho_);
   }
   grow(final_, b * state_size());
-  grow(q_, 2 * b * H);
+  grow(q_, b * H);
   grow(dalpha_, b * kmax);
   grow(dv_rows_, b * H);
 }
 
 template <class T>
-void AttentiveRecurrent<T>::attend_forward(int64_t t) {
+bool AttentiveRecurrent<T>::split_rows(int64_t b) const {
+  const int64_t kmax = kappa_.empty() ? 0 : *std::max_element(kappa_.begin(), kappa_.end());
+  return b * g_ >= kRowParallelMin || b * kmax * h_ >= kAttendParallelMin;
+}
+
+template <class T>
+void AttentiveRecurrent<T>::attend_forward(int64_t t, int64_t r0, int64_t r1) {
   const int64_t H = h_, b = B_, sc = sc_;
   const int64_t K = kappa_[static_cast<size_t>(t)];
   const int64_t base = att_off_[static_cast<size_t>(t)];
   const bool rel = kind_ != Kind::MemRnn;
-  // q = s_{t-1} v_a for the whole batch.
-  backend::gemm<T>(Trans::N, Trans::N, b, H, H, T(1), cin_.data() + (t - 1) * b * sc, sc,
-                   v_a_->value, H, T(0), q_.data(), H);
+  // q = s_{t-1} v_a for rows [r0, r1).
+  backend::gemm<T>(Trans::N, Trans::N, r1 - r0, H, H, T(1), cin_.data() + ((t - 1) * b + r0) * sc,
+                   sc, v_a_->value, H, T(0), q_.data() + r0 * H, H);
   const T* v = v_->value;
   // Rows are independent (each has its own attended set, scores and slots).
-  bool count_ok = true;
-#pragma omp parallel for schedule(static) if (b * K * H >= kAttendParallelMin) reduction(&& : count_ok)
-  for (int64_t r = 0; r < b; ++r) {
+  for (int64_t r = r0; r < r1; ++r) {
     int32_t* idx = att_idx_.data() + base + r * K;
     T* alpha = att_alpha_.data() + base + r * K;
     int64_t n = 0;
@@ -164,7 +168,7 @@ void AttentiveRecurrent<T>::attend_forward(int64_t t) {
     }
     const int64_t lo = rel ? std::max<int64_t>(0, t - nu_) : 0;
     for (int64_t i = lo; i < t; ++i) idx[n++] = static_cast<int32_t>(i);
-    count_ok = count_ok && n == K;
+    SB_CHECK(n == K, "attentive step {}: row {} attended {} states, not {} (internal)", t, r, n, K);
     const T* qr = q_.data() + r * H;
     T emax = T(0);
     for (int64_t k = 0; k < K; ++k) {
@@ -196,7 +200,6 @@ void AttentiveRecurrent<T>::attend_forward(int64_t t) {
       for (int64_t k = 0; k < K; ++k)
         if (idx[k] >= t - nu_) score_[static_cast<size_t>(idx[k] * b + r)] += alpha[k];
   }
-  SB_CHECK(count_ok, "attentive step {}: a row attended other than {} states (internal)", t, K);
 }
 
 template <class T>
@@ -231,26 +234,31 @@ void AttentiveRecurrent<T>::forward(core::ViewT<const T> x, core::ViewT<const T>
     std::fill_n(slot_idx_.begin(), b * rho_, -1);
     std::fill_n(slot_score_.begin(), b * rho_, T(0));
   }
-  for (int64_t t = 0; t < steps; ++t) {
-    T* cin = cin_.data() + t * b * sc;
-    T* cout = cout_.data() + t * b * sc;
-    if (t > 0) {
-      attend_forward(t);
+  // Rows [r0, r1) through all T steps (nn/parallel.hpp: one slice per thread).
+  for_row_slices(b, split_rows(b), [&](int64_t r0, int64_t r1) {
+    const int64_t nb = r1 - r0;
+    for (int64_t t = 0; t < steps; ++t) {
+      T* cin = cin_.data() + (t * b + r0) * sc;
+      T* cout = cout_.data() + (t * b + r0) * sc;
+      if (t > 0) {
+        attend_forward(t, r0, r1);
+        if (lstm_)
+          for (int64_t r = 0; r < nb; ++r)
+            std::copy_n(cout - b * sc + r * sc + H, H, cin + r * sc + H);  // c_{t-1}
+      }
+      T* xp = xp_.data() + (t * b + r0) * g;
+      T* cache = cache_.data() + (t * b + r0) * cc;
       if (lstm_)
-        for (int64_t r = 0; r < b; ++r)
-          std::copy_n(cout - b * sc + r * sc + H, H, cin + r * sc + H);  // c_{t-1}
+        lstm_->step_forward(t, nb, xp, cin, cout, cache);
+      else
+        rnn_->step_forward(t, nb, xp, cin, cout, cache);
+      for (int64_t r = 0; r < nb; ++r)
+        std::copy_n(cout + r * sc, H, y.data + (t * b + r0 + r) * H);
+      if (t + 1 < steps)
+        backend::gemm<T>(Trans::N, Trans::N, nb, H, H, T(1), cout, sc, u_a_->value, H, T(0),
+                         hu_.data() + (t * b + r0) * H, H);
     }
-    T* xp = xp_.data() + t * b * g;
-    T* cache = cache_.data() + t * b * cc;
-    if (lstm_)
-      lstm_->step_forward(t, b, xp, cin, cout, cache);
-    else
-      rnn_->step_forward(t, b, xp, cin, cout, cache);
-    for (int64_t r = 0; r < b; ++r) std::copy_n(cout + r * sc, H, y.data + (t * b + r) * H);
-    if (t + 1 < steps)
-      backend::gemm<T>(Trans::N, Trans::N, b, H, H, T(1), cout, sc, u_a_->value, H, T(0),
-                       hu_.data() + t * b * H, H);
-  }
+  });
   // final_state = [h_{T-1} | c_{T-1} | s_{T-1}].
   const T* cin = cin_.data() + (steps - 1) * b * sc;
   const T* cout = cout_.data() + (steps - 1) * b * sc;
@@ -262,24 +270,26 @@ void AttentiveRecurrent<T>::forward(core::ViewT<const T> x, core::ViewT<const T>
 }
 
 template <class T>
-void AttentiveRecurrent<T>::attend_backward(int64_t t, const T* ds) {
-  const int64_t H = h_, b = B_, sc = sc_;
+void AttentiveRecurrent<T>::attend_backward(int64_t t, int64_t r0, int64_t r1, const T* ds) {
+  const int64_t H = h_, b = B_, sc = sc_, nb = r1 - r0;
   const int64_t K = kappa_[static_cast<size_t>(t)];
   const int64_t base = att_off_[static_cast<size_t>(t)];
-  const T* s_prev = cin_.data() + (t - 1) * b * sc;
+  const T* s_prev = cin_.data() + ((t - 1) * b + r0) * sc;
   T* q = q_.data();
-  T* dq = q_.data() + b * H;
-  backend::gemm<T>(Trans::N, Trans::N, b, H, H, T(1), s_prev, sc, v_a_->value, H, T(0), q, H);
-  std::fill_n(dq, b * H, T(0));
+  // dL/dq_t goes to dh_'s row block t, spent once step t copied it into ds_; the
+  // batched dv_a GEMM after the loop reads it there.
+  T* dq = dh_.data() + t * b * H;
+  backend::gemm<T>(Trans::N, Trans::N, nb, H, H, T(1), s_prev, sc, v_a_->value, H, T(0),
+                   q + r0 * H, H);
+  std::fill_n(dq + r0 * H, nb * H, T(0));
   const T* v = v_->value;
   const int64_t kmax = static_cast<int64_t>(dalpha_.size()) / b;
   // Membership and α's normalisation set are the forward's (discrete: constants here).
-  // Rows write disjoint rows of dh_/dhu_/dq; dL/dv is summed per row, then over rows.
-#pragma omp parallel for schedule(static) if (b * K * H >= kAttendParallelMin)
-  for (int64_t r = 0; r < b; ++r) {
+  // Rows write disjoint rows of dh_/dhu_/dq; dL/dv is summed per row over the steps,
+  // then over rows after the loop.
+  for (int64_t r = r0; r < r1; ++r) {
     T* dalpha = dalpha_.data() + r * kmax;
     T* dv = dv_rows_.data() + r * H;
-    std::fill_n(dv, H, T(0));
     const int32_t* idx = att_idx_.data() + base + r * K;
     const T* alpha = att_alpha_.data() + base + r * K;
     const T* dsr = ds + r * H;
@@ -317,15 +327,9 @@ void AttentiveRecurrent<T>::attend_backward(int64_t t, const T* ds) {
       }
     }
   }
-  T* dv = v_->grad;
-  for (int64_t r = 0; r < b; ++r) {
-    const T* dvr = dv_rows_.data() + r * H;
-#pragma omp simd
-    for (int64_t j = 0; j < H; ++j) dv[j] += dvr[j];
-  }
-  // dL/ds_{t-1} through the query = dq v_aᵀ (into dsq_); dv_a += s_{t-1}ᵀ dq.
-  backend::gemm<T>(Trans::N, Trans::T, b, H, H, T(1), dq, H, v_a_->value, H, T(0), dsq_.data(), H);
-  backend::gemm<T>(Trans::T, Trans::N, H, H, b, T(1), s_prev, sc, dq, H, T(1), v_a_->grad, H);
+  // dL/ds_{t-1} through the query = dq v_aᵀ (into dsq_).
+  backend::gemm<T>(Trans::N, Trans::T, nb, H, H, T(1), dq + r0 * H, H, v_a_->value, H, T(0),
+                   dsq_.data() + r0 * H, H);
 }
 
 template <class T>
@@ -337,7 +341,7 @@ void AttentiveRecurrent<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx,
   core::check_shape(dy, core::Shape{steps, b, H}, "AttentiveRecurrent.backward dy");
   if (dx.data) core::check_shape(dx, x_.shape, "AttentiveRecurrent.backward dx");
   if (ds0.data) core::check_shape(ds0, core::Shape{b, S}, "AttentiveRecurrent.backward ds0");
-  const auto grow = [](std::vector<T>& vec, int64_t n) {
+  const auto grow = [](auto& vec, int64_t n) {
     if (static_cast<int64_t>(vec.size()) < n) vec.resize(static_cast<size_t>(n));
   };
   grow(dh_, steps * b * H);
@@ -345,49 +349,77 @@ void AttentiveRecurrent<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx,
   grow(ds_, b * sc);
   grow(ds_prev_, b * sc);
   grow(dsq_, b * H);
-  if (dh_norms) dh_norms->assign(static_cast<size_t>(steps), 0.0);
+  if (dh_norms) {
+    dh_norms->assign(static_cast<size_t>(steps), 0.0);
+    grow(dh_sq_, steps * b);
+  }
   std::copy_n(dy.data, steps * b * H, dh_.begin());
   std::fill_n(dhu_.begin(), steps * b * H, T(0));
   std::fill_n(ds_.begin(), b * sc, T(0));  // LSTM: dc_{T-1} = 0
   std::fill_n(dsq_.begin(), b * H, T(0));
-  for (int64_t t = steps - 1; t >= 0; --t) {
-    T* dh = dh_.data() + t * b * H;
-    // Every later step has already added into dh_t and dhu_t; dhu_t reaches h_t via u_a.
-    backend::gemm<T>(Trans::N, Trans::T, b, H, H, T(1), dhu_.data() + t * b * H, H, u_a_->value, H,
-                     T(1), dh, H);
-    for (int64_t r = 0; r < b; ++r) std::copy_n(dh + r * H, H, ds_.data() + r * sc);
-    if (dh_norms) {
+  std::fill_n(dv_rows_.begin(), b * H, T(0));
+  // Rows [r0, r1) through all T steps (nn/parallel.hpp: one slice per thread).
+  for_row_slices(b, split_rows(b), [&](int64_t r0, int64_t r1) {
+    const int64_t nb = r1 - r0;
+    T* ds = ds_.data() + r0 * sc;
+    T* ds_prev = ds_prev_.data() + r0 * sc;
+    T* dsq = dsq_.data() + r0 * H;
+    for (int64_t t = steps - 1; t >= 0; --t) {
+      T* dh = dh_.data() + (t * b + r0) * H;
+      // Every later step has already added into dh_t and dhu_t; dhu_t reaches h_t via u_a.
+      backend::gemm<T>(Trans::N, Trans::T, nb, H, H, T(1), dhu_.data() + (t * b + r0) * H, H,
+                       u_a_->value, H, T(1), dh, H);
+      for (int64_t r = 0; r < nb; ++r) std::copy_n(dh + r * H, H, ds + r * sc);
+      if (dh_norms)
+        for (int64_t r = 0; r < nb; ++r) {
+          double sq = 0;
+          for (int64_t j = 0; j < H; ++j) sq += double(dh[r * H + j]) * double(dh[r * H + j]);
+          dh_sq_[static_cast<size_t>(t * b + r0 + r)] = sq;
+        }
+      const T* cin = cin_.data() + (t * b + r0) * sc;
+      T* cache = cache_.data() + (t * b + r0) * cc;
+      T* dxp = xp_.data() + (t * b + r0) * g;  // dL/da_t overwrites the spent input projection
+      if (lstm_)
+        lstm_->step_backward(t, nb, cin, cache, ds, dxp, ds_prev);
+      else
+        rnn_->step_backward(t, nb, cin, cache, ds, dxp, ds_prev);
+      // dsq_ becomes the total dL/ds_t (cell path + query of step t+1).
+      for (int64_t r = 0; r < nb; ++r)
+        for (int64_t j = 0; j < H; ++j) dsq[r * H + j] += ds_prev[r * sc + j];
+      if (t == 0) {
+        if (ds0.data)
+          for (int64_t r = 0; r < nb; ++r) {
+            T* d = ds0.data + (r0 + r) * S;
+            std::fill_n(d, H, T(0));  // h_{-1} is not read
+            if (lstm_) std::copy_n(ds_prev + r * sc + H, H, d + H);
+            std::copy_n(dsq + r * H, H, d + S - H);
+          }
+      } else {
+        attend_backward(t, r0, r1, dsq_.data());
+        if (lstm_)
+          for (int64_t r = 0; r < nb; ++r)
+            std::copy_n(ds_prev + r * sc + H, H, ds + r * sc + H);  // dc_{t-1}
+      }
+    }
+  });
+  if (dh_norms)
+    for (int64_t t = 0; t < steps; ++t) {
       double sq = 0;
-      for (int64_t i = 0; i < b * H; ++i) sq += double(dh[i]) * double(dh[i]);
+      for (int64_t r = 0; r < b; ++r) sq += dh_sq_[static_cast<size_t>(t * b + r)];
       (*dh_norms)[static_cast<size_t>(t)] = std::sqrt(sq);
     }
-    const T* cin = cin_.data() + t * b * sc;
-    T* cache = cache_.data() + t * b * cc;
-    T* dxp = xp_.data() + t * b * g;  // dL/da_t overwrites the spent input projection
-    if (lstm_)
-      lstm_->step_backward(t, b, cin, cache, ds_.data(), dxp, ds_prev_.data());
-    else
-      rnn_->step_backward(t, b, cin, cache, ds_.data(), dxp, ds_prev_.data());
-    // dsq_ becomes the total dL/ds_t (cell path + query of step t+1).
-    for (int64_t r = 0; r < b; ++r)
-      for (int64_t j = 0; j < H; ++j)
-        dsq_[static_cast<size_t>(r * H + j)] += ds_prev_[static_cast<size_t>(r * sc + j)];
-    if (t == 0) {
-      if (ds0.data)
-        for (int64_t r = 0; r < b; ++r) {
-          T* d = ds0.data + r * S;
-          std::fill_n(d, H, T(0));  // h_{-1} is not read
-          if (lstm_) std::copy_n(ds_prev_.data() + r * sc + H, H, d + H);
-          std::copy_n(dsq_.data() + r * H, H, d + S - H);
-        }
-    } else {
-      attend_backward(t, dsq_.data());
-      if (lstm_)
-        for (int64_t r = 0; r < b; ++r)
-          std::copy_n(ds_prev_.data() + r * sc + H, H, ds_.data() + r * sc + H);  // dc_{t-1}
-    }
+  // dL/dv: per-row sums, added in row order (the same for any thread count).
+  T* dv = v_->grad;
+  for (int64_t r = 0; r < b; ++r) {
+    const T* dvr = dv_rows_.data() + r * H;
+#pragma omp simd
+    for (int64_t j = 0; j < H; ++j) dv[j] += dvr[j];
   }
   const int64_t n = steps * b;
+  // dv_a += Σ_{t>=1} s_{t-1}ᵀ dq_t: dh_ holds dq_t at row block t (attend_backward).
+  if (steps > 1)
+    backend::gemm<T>(Trans::T, Trans::N, H, H, (steps - 1) * b, T(1), cin_.data(), sc,
+                     dh_.data() + b * H, H, T(1), v_a_->grad, H);
   if (lstm_) {
     lstm_->recurrent_weight_backward(n, cin_.data(), xp_.data(), cache_.data());
   } else {
@@ -428,6 +460,7 @@ size_t AttentiveRecurrent<T>::held_bytes() const {
   for (const auto* v : {&xp_, &cin_, &cout_, &cache_, &hu_, &att_alpha_, &score_, &final_,
                         &slot_score_, &q_, &dalpha_, &dv_rows_, &dh_, &dhu_, &ds_, &ds_prev_, &dsq_})
     n += v->size() * sizeof(T);
+  n += dh_sq_.size() * sizeof(double);
   n += (att_idx_.size() + slot_idx_.size()) * sizeof(int32_t);
   n += (kappa_.size() + att_off_.size()) * sizeof(int64_t);
   return n;

@@ -127,11 +127,15 @@ class AttentiveRecurrent : public SequenceLayer<T> {
  private:
   static Kind parse_kind(const std::string& name, const std::string& s);
   void reserve(int64_t steps, int64_t b);
-  // Forward attention at step t >= 1: fills att_idx_/att_alpha_ for step t, writes s_t
-  // into cin_ row t and updates relevance scores.
-  void attend_forward(int64_t t);
-  // Backward attention at step t >= 1: ds (B, H) = dL/ds_t -> dh_, dhu_, dq_ (= dL/dq_t).
-  void attend_backward(int64_t t, const T* ds);
+  // Whether the time loops give each thread its own slice of batch rows (nn/parallel.hpp).
+  bool split_rows(int64_t b) const;
+  // Forward attention at step t >= 1 for rows [r0, r1): fills att_idx_/att_alpha_ for
+  // step t, writes s_t into cin_ row t and updates relevance scores.
+  void attend_forward(int64_t t, int64_t r0, int64_t r1);
+  // Backward attention at step t >= 1 for rows [r0, r1): ds (B, H) = dL/ds_t -> dh_,
+  // dhu_, dv_rows_, dsq_ (= dL/ds_{t-1} through the query), and dL/dq_t into dh_'s
+  // row block t (spent by then; the dv_a GEMM after the loop reads it there).
+  void attend_backward(int64_t t, int64_t r0, int64_t r1, const T* ds);
 
   int64_t in_, h_;
   Kind kind_;
@@ -150,9 +154,11 @@ class AttentiveRecurrent : public SequenceLayer<T> {
   std::vector<T> xp_, cin_, cout_, cache_, hu_, att_alpha_, score_, final_;
   std::vector<int32_t> att_idx_, slot_idx_;
   std::vector<T> slot_score_;
-  // Workspaces: q_ (B, H) query projection / its gradient, dalpha_ (B, κ_max),
-  // dv_rows_ (B, H) per-row dL/dv, dh_/dhu_ (T, B, H), ds_/ds_prev_ (B, Sc), dsq_ (B, H).
+  // Workspaces: q_ (B, H) query projection, dalpha_ (B, κ_max), dv_rows_ (B, H) per-row
+  // dL/dv summed over steps, dh_/dhu_ (T, B, H), ds_/ds_prev_ (B, Sc), dsq_ (B, H),
+  // dh_sq_ (T, B) per-row squared norms for dh_norms.
   std::vector<T> q_, dalpha_, dv_rows_, dh_, dhu_, ds_, ds_prev_, dsq_;
+  std::vector<double> dh_sq_;
 };
 
 }  // namespace seqbench::nn

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "nn/parallel.hpp"
 #include "nn/sequence_layer.hpp"
 
 namespace seqbench::nn {
@@ -78,13 +79,18 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
       std::fill_n(st, b * S, T(0));
     }
     cell_.input_forward(steps * b, x.data, xp_.data());
-    for (int64_t t = 0; t < steps; ++t) {
-      T* s_prev = st + t * b * S;
-      T* s = s_prev + b * S;
-      cell_.step_forward(t, b, xp_.data() + t * b * P, s_prev, s, cache_.data() + t * b * C);
-      T* yt = y.data + t * b * H;
-      for (int64_t r = 0; r < b; ++r) std::copy_n(s + r * S, H, yt + r * H);
-    }
+    // Rows [r0, r1) through all T steps (nn/parallel.hpp: one slice per thread).
+    for_row_slices(b, split_rows(b), [&](int64_t r0, int64_t r1) {
+      const int64_t nb = r1 - r0;
+      for (int64_t t = 0; t < steps; ++t) {
+        T* s_prev = st + (t * b + r0) * S;
+        T* s = s_prev + b * S;
+        cell_.step_forward(t, nb, xp_.data() + (t * b + r0) * P, s_prev, s,
+                           cache_.data() + (t * b + r0) * C);
+        T* yt = y.data + (t * b + r0) * H;
+        for (int64_t r = 0; r < nb; ++r) std::copy_n(s + r * S, H, yt + r * H);
+      }
+    });
   }
 
   void backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::ViewT<T> ds0,
@@ -94,28 +100,42 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
     const int64_t P = cell_.proj_size(), C = cell_.cache_size();
     SB_CHECK(steps > 0, "Recurrent.backward called before forward");
     core::check_shape(dy, core::Shape{steps, b, H}, "Recurrent.backward dy");
-    if (dh_norms) dh_norms->assign(static_cast<size_t>(steps), 0.0);
-    T* ds = ds_.data();
-    T* ds_prev = ds_prev_.data();
-    std::fill_n(ds, b * S, T(0));
+    if (dh_norms) {
+      dh_norms->assign(static_cast<size_t>(steps), 0.0);
+      if (static_cast<int64_t>(dh_sq_.size()) < steps * b) dh_sq_.resize(static_cast<size_t>(steps * b));
+    }
+    std::fill_n(ds_.data(), b * S, T(0));
     const T* st = states_.data();
-    for (int64_t t = steps - 1; t >= 0; --t) {
-      const T* dyt = dy.data + t * b * H;
-      for (int64_t r = 0; r < b; ++r)
-        for (int64_t j = 0; j < H; ++j) ds[r * S + j] += dyt[r * H + j];
-      if (dh_norms) {
+    for_row_slices(b, split_rows(b), [&](int64_t r0, int64_t r1) {
+      const int64_t nb = r1 - r0;
+      T* ds = ds_.data() + r0 * S;
+      T* ds_prev = ds_prev_.data() + r0 * S;
+      for (int64_t t = steps - 1; t >= 0; --t) {
+        const T* dyt = dy.data + (t * b + r0) * H;
+        for (int64_t r = 0; r < nb; ++r)
+          for (int64_t j = 0; j < H; ++j) ds[r * S + j] += dyt[r * H + j];
+        if (dh_norms)
+          for (int64_t r = 0; r < nb; ++r) {
+            double sq = 0;
+            for (int64_t j = 0; j < H; ++j) sq += double(ds[r * S + j]) * double(ds[r * S + j]);
+            dh_sq_[static_cast<size_t>(t * b + r0 + r)] = sq;
+          }
+        // dL/da_t overwrites the input projection of step t, which is no longer needed.
+        cell_.step_backward(t, nb, st + (t * b + r0) * S, cache_.data() + (t * b + r0) * C, ds,
+                            xp_.data() + (t * b + r0) * P, ds_prev);
+        // Truncation: no gradient into s_{t} from chunk [t, t+k) when t is a cut.
+        if (bptt_ > 0 && t > 0 && t % bptt_ == 0) std::fill_n(ds_prev, nb * S, T(0));
+        std::swap(ds, ds_prev);
+      }
+    });
+    // After an odd number of swaps dL/ds_0 sits in ds_prev_.
+    const T* ds = (steps % 2 == 0 ? ds_ : ds_prev_).data();
+    if (dh_norms)
+      for (int64_t t = 0; t < steps; ++t) {
         double sq = 0;
-        for (int64_t r = 0; r < b; ++r)
-          for (int64_t j = 0; j < H; ++j) sq += double(ds[r * S + j]) * double(ds[r * S + j]);
+        for (int64_t r = 0; r < b; ++r) sq += dh_sq_[static_cast<size_t>(t * b + r)];
         (*dh_norms)[static_cast<size_t>(t)] = std::sqrt(sq);
       }
-      // dL/da_t overwrites the input projection of step t, which is no longer needed.
-      cell_.step_backward(t, b, st + t * b * S, cache_.data() + t * b * C, ds,
-                          xp_.data() + t * b * P, ds_prev);
-      // Truncation: no gradient into s_{t} from chunk [t, t+k) when t is a cut.
-      if (bptt_ > 0 && t > 0 && t % bptt_ == 0) std::fill_n(ds_prev, b * S, T(0));
-      std::swap(ds, ds_prev);
-    }
     if (ds0.data) {
       core::check_shape(ds0, core::Shape{b, S}, "Recurrent.backward ds0");
       std::copy_n(ds, b * S, ds0.data);
@@ -131,10 +151,14 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
   }
 
   size_t held_bytes() const override {
-    return sizeof(T) * (xp_.size() + states_.size() + cache_.size() + ds_.size() + ds_prev_.size());
+    return sizeof(T) * (xp_.size() + states_.size() + cache_.size() + ds_.size() + ds_prev_.size()) +
+           sizeof(double) * dh_sq_.size();
   }
 
  private:
+  // Whether a step has enough work to give each thread its own slice of rows.
+  bool split_rows(int64_t b) const { return b * cell_.proj_size() >= kRowParallelMin; }
+
   void reserve(int64_t steps, int64_t b) {
     const auto grow = [](std::vector<T>& v, int64_t n) {
       if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
@@ -154,6 +178,7 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
   int64_t T_ = 0, B_ = 0;
   core::ViewT<const T> x_;  // the last forward's input; the caller keeps it alive until backward
   std::vector<T> xp_, states_, cache_, ds_, ds_prev_;
+  std::vector<double> dh_sq_;  // (T, B) squared norms of dL/dh per row, for dh_norms
 };
 
 }  // namespace seqbench::nn

@@ -299,9 +299,9 @@ TEST(Attentive, OptionErrors) {
   EXPECT_THROW(DLayer(ps, "d", 2, 3, o), core::UsageError);
 }
 
-// Large enough that the per-row attention loops run in parallel (rows x attended x H
-// >= 2^16 from step 21 on): the result equals the one-thread run (the per-row dL/dv
-// partial sums are added in row order either way; only the GEMMs may round differently).
+// Large enough that each thread runs the time loops on its own slice of rows (rows x
+// attended x H >= 2^16): the result equals the one-thread run (the per-row dL/dv sums
+// are added in row order either way; only the GEMMs may round differently).
 TEST(Attentive, RowParallelAttentionEqualsOneThread) {
   const int64_t T = 30, B = 48, I = 3, H = 64;
   auto run = [&](int threads, std::vector<double>& out) {
@@ -310,9 +310,12 @@ TEST(Attentive, RowParallelAttentionEqualsOneThread) {
     f.loss();
     DTensor dx(f.x.shape()), ds0(f.s0.shape());
     f.ps.zero_grad();
-    f.layer->backward(f.w_y.cview(), dx.view(), ds0.view());
+    std::vector<double> dh_norms;
+    f.layer->backward(f.w_y.cview(), dx.view(), ds0.view(), &dh_norms);
     out.assign(f.y.data(), f.y.data() + f.y.numel());
     out.insert(out.end(), dx.data(), dx.data() + dx.numel());
+    out.insert(out.end(), ds0.data(), ds0.data() + ds0.numel());
+    out.insert(out.end(), dh_norms.begin(), dh_norms.end());
     out.insert(out.end(), f.ps.grads().begin(), f.ps.grads().end());
     out.insert(out.end(), f.selection.begin(), f.selection.end());
   };

@@ -28,7 +28,10 @@ TEST(FastMath, ExpSaturatesAndKeepsNaN) {
 
 TEST(FastMath, TanhAndSigmoidAbsoluteError) {
   double worst_tanh = 0, worst_sig = 0, worst_small_rel = 0;
+  bool bounded = true, odd = true;
   for (float x = -20.0f; x <= 20.0f; x += 0.000917f) {
+    bounded = bounded && std::fabs(fast_tanh(x)) <= 1.0f;
+    odd = odd && fast_tanh(-x) == -fast_tanh(x);
     worst_tanh = std::max(worst_tanh, std::fabs(double(fast_tanh(x)) - std::tanh(double(x))));
     const double sig = 1.0 / (1.0 + std::exp(-double(x)));
     worst_sig = std::max(worst_sig, std::fabs(double(sigmoid(x)) - sig));
@@ -37,6 +40,8 @@ TEST(FastMath, TanhAndSigmoidAbsoluteError) {
           worst_small_rel, std::fabs(double(fast_tanh(x)) - std::tanh(double(x))) / std::fabs(std::tanh(double(x))));
   }
   EXPECT_LT(worst_tanh, 3e-7);
+  EXPECT_TRUE(bounded) << "|tanh| exceeded 1";
+  EXPECT_TRUE(odd) << "tanh(-x) != -tanh(x)";
   EXPECT_LT(worst_sig, 2e-7);
   // Near zero tanh keeps its relative accuracy (no 1 - e^-2x cancellation).
   EXPECT_LT(worst_small_rel, 1e-6);

@@ -1,6 +1,7 @@
-// The per-step loops that split batch rows across threads (nn/parallel.hpp) give the
-// one-thread result: a shape above the thresholds, run with 1 and with 2 threads.
-// (Only rounding of the multi-threaded GEMMs may differ, hence the tolerance.)
+// The recurrent layers that give each thread a slice of batch rows (nn/parallel.hpp)
+// give the one-thread result: a shape above the thresholds, run with 1 and with 2
+// threads; outputs, input and parameter gradients, the initial-state gradient and the
+// per-step norms of dL/dh. (Only rounding of the GEMMs may differ, hence the tolerance.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -32,13 +33,17 @@ std::vector<float> run(const std::string& cell, int threads) {
   core::Rng rng(5);
   layer->init(rng);
   core::Tensor x(core::Shape{T, B, I}), y(core::Shape{T, B, 128}), dy(core::Shape{T, B, 128}),
-      dx(core::Shape{T, B, I});
+      dx(core::Shape{T, B, I}), ds0(core::Shape{B, layer->state_size()});
   for (auto* t : {&x, &dy})
     for (int64_t i = 0; i < t->numel(); ++i) (*t)[i] = float(rng.normal());
   layer->forward(x.cview(), core::ConstView(), y.view());
-  layer->backward(dy.cview(), dx.view(), core::View());
+  std::vector<double> dh_norms;
+  layer->backward(dy.cview(), dx.view(), ds0.view(), &dh_norms);
+  EXPECT_EQ(dh_norms.size(), size_t(T));
   std::vector<float> out(y.data(), y.data() + y.numel());
   out.insert(out.end(), dx.data(), dx.data() + dx.numel());
+  out.insert(out.end(), ds0.data(), ds0.data() + ds0.numel());
+  out.insert(out.end(), dh_norms.begin(), dh_norms.end());
   out.insert(out.end(), ps.grads().begin(), ps.grads().end());
   return out;
 }
@@ -55,6 +60,7 @@ TEST_P(RowParallel, TwoThreadsGiveTheOneThreadResult) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cells, RowParallel,
-                         ::testing::Values("lstm", "momentum_lstm", "adam_lstm", "sr_lstm"));
+                         ::testing::Values("lstm", "momentum_lstm", "adam_lstm", "sr_lstm",
+                                           "stable_lstm", "rel_lstm"));
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include "backend/gemm.hpp"
 #include "nn/cells/input_projection.hpp"
 #include "nn/cells/lstm_gates.hpp"
-#include "nn/parallel.hpp"
 
 namespace seqbench::nn {
 
@@ -47,7 +46,6 @@ void LstmCell<T>::step_forward(int64_t /*t*/, int64_t b, const T* xp, const T* s
   const int64_t H = h_, S = 2 * H, G = 4 * H, C = 5 * H;
   // Recurrent term straight into the cache's gate slots: cache[:, :4H] = h_prev w_h.
   backend::gemm<T>(Trans::N, Trans::N, b, G, H, T(1), s_prev, S, w_h_->value, G, T(0), cache, C);
-#pragma omp parallel for schedule(static) if (b * G >= kRowParallelMin)
   for (int64_t r = 0; r < b; ++r) {
     T* a = cache + r * C;
     const T* xr = xp + r * G;
@@ -64,7 +62,6 @@ template <class T>
 void LstmCell<T>::step_backward(int64_t /*t*/, int64_t b, const T* s_prev, T* cache,
                                 const T* ds, T* dxp, T* ds_prev) const {
   const int64_t H = h_, S = 2 * H, G = 4 * H, C = 5 * H;
-#pragma omp parallel for schedule(static) if (b * G >= kRowParallelMin)
   for (int64_t r = 0; r < b; ++r) {
     const T* a = cache + r * C;
     const T* tc = a + G;

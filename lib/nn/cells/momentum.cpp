@@ -9,7 +9,6 @@
 
 #include "backend/gemm.hpp"
 #include "nn/fast_math.hpp"
-#include "nn/parallel.hpp"
 #include "nn/cells/input_projection.hpp"
 #include "nn/cells/lstm_gates.hpp"
 #include "core/check.hpp"
@@ -160,7 +159,6 @@ void MomentumLstmCell<T>::step_forward(int64_t t, int64_t b, const T* xp, const 
   const T* bh = b_h_->value;
   // Recurrent term straight into the cache's gate slots: cache[:, :4H] = h_prev w_h.
   backend::gemm<T>(Trans::N, Trans::N, b, G, H, T(1), s_prev, S, w_h_->value, G, T(0), cache, C);
-#pragma omp parallel for schedule(static) if (b * G >= kRowParallelMin)
   for (int64_t r = 0; r < b; ++r) {
     T* a = cache + r * C;
     T* tc = a + G;
@@ -206,7 +204,6 @@ void MomentumLstmCell<T>::step_backward(int64_t t, int64_t b, const T* s_prev, T
   const T step = static_cast<T>(opt_.s);
   const T beta = static_cast<T>(opt_.beta);
   const bool adam = adaptive();
-#pragma omp parallel for schedule(static) if (b * G >= kRowParallelMin)
   for (int64_t r = 0; r < b; ++r) {
     T* a = cache + r * C;  // gates in, dL/da out
     const T* tc = a + G;
