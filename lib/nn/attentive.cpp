@@ -328,7 +328,7 @@ void AttentiveRecurrent<T>::attend_backward(int64_t t, int64_t r0, int64_t r1, c
     }
   }
   // dL/ds_{t-1} through the query = dq v_aᵀ (into dsq_).
-  backend::gemm<T>(Trans::N, Trans::T, nb, H, H, T(1), dq + r0 * H, H, v_a_->value, H, T(0),
+  backend::gemm<T>(Trans::N, Trans::N, nb, H, H, T(1), dq + r0 * H, H, v_a_t_.data(), H, T(0),
                    dsq_.data() + r0 * H, H);
 }
 
@@ -358,6 +358,12 @@ void AttentiveRecurrent<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx,
   std::fill_n(ds_.begin(), b * sc, T(0));  // LSTM: dc_{T-1} = 0
   std::fill_n(dsq_.begin(), b * H, T(0));
   std::fill_n(dv_rows_.begin(), b * H, T(0));
+  if (lstm_)
+    lstm_->prepare_backward();
+  else
+    rnn_->prepare_backward();
+  u_a_t_.refresh(u_a_->value, H, H);
+  v_a_t_.refresh(v_a_->value, H, H);
   // Rows [r0, r1) through all T steps (nn/parallel.hpp: one slice per thread).
   for_row_slices(b, split_rows(b), [&](int64_t r0, int64_t r1) {
     const int64_t nb = r1 - r0;
@@ -367,8 +373,8 @@ void AttentiveRecurrent<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx,
     for (int64_t t = steps - 1; t >= 0; --t) {
       T* dh = dh_.data() + (t * b + r0) * H;
       // Every later step has already added into dh_t and dhu_t; dhu_t reaches h_t via u_a.
-      backend::gemm<T>(Trans::N, Trans::T, nb, H, H, T(1), dhu_.data() + (t * b + r0) * H, H,
-                       u_a_->value, H, T(1), dh, H);
+      backend::gemm<T>(Trans::N, Trans::N, nb, H, H, T(1), dhu_.data() + (t * b + r0) * H, H,
+                       u_a_t_.data(), H, T(1), dh, H);
       for (int64_t r = 0; r < nb; ++r) std::copy_n(dh + r * H, H, ds + r * sc);
       if (dh_norms)
         for (int64_t r = 0; r < nb; ++r) {

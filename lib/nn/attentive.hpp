@@ -159,6 +159,7 @@ class AttentiveRecurrent : public SequenceLayer<T> {
   // dh_sq_ (T, B) per-row squared norms for dh_norms.
   std::vector<T> q_, dalpha_, dv_rows_, dh_, dhu_, ds_, ds_prev_, dsq_;
   std::vector<double> dh_sq_;
+  Transposed<T> u_a_t_, v_a_t_;  // u_aᵀ, v_aᵀ for the backward's per-step GEMMs
 };
 
 }  // namespace seqbench::nn

@@ -106,6 +106,7 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
     }
     std::fill_n(ds_.data(), b * S, T(0));
     const T* st = states_.data();
+    cell_.prepare_backward();
     for_row_slices(b, split_rows(b), [&](int64_t r0, int64_t r1) {
       const int64_t nb = r1 - r0;
       T* ds = ds_.data() + r0 * S;

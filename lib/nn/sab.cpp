@@ -183,6 +183,7 @@ void SabLayer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::Vie
   std::copy_n(dy.data, steps * b * H, dh_.begin());
   std::fill_n(dms_.begin(), n_mem_ * b, T(0));
   std::fill_n(ds_.begin(), b * S, T(0));  // dc_{T-1} = 0
+  lstm_.prepare_backward();
   const T* st = states_.data();
   const T* w_q = w_a_->value;
   const T* w_m = w_a_->value + H;

@@ -108,6 +108,7 @@ class CellCore final : public CoreT<typename Cell::Scalar> {
     T* ds = ds_.data();
     T* dsp = ds_prev_.data();
     std::fill_n(ds, N * S, T(0));
+    cell_.prepare_backward();
     for (int64_t t = L - 1; t >= 0; --t) {
       for (int64_t r = 0; r < N; ++r)
         for (int64_t j = 0; j < H; ++j) ds[r * S + j] += dh[(t * N + r) * H + j];

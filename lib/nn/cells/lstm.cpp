@@ -73,7 +73,7 @@ void LstmCell<T>::step_backward(int64_t /*t*/, int64_t b, const T* s_prev, T* ca
     lstm_gates_backward(H, a, tc, c_prev, dh, dc, da, dc_prev);
   }
   // dh_prev = dA w_h^T into the h part of ds_prev (row stride S).
-  backend::gemm<T>(Trans::N, Trans::T, b, H, G, T(1), dxp, G, w_h_->value, G, T(0), ds_prev, S);
+  backend::gemm<T>(Trans::N, Trans::N, b, H, G, T(1), dxp, G, w_h_t_.data(), H, T(0), ds_prev, S);
 }
 
 template <class T>

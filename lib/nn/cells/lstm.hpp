@@ -13,6 +13,7 @@
 // The Recurrent<Cell> driver calls, for a whole sequence:
 //   input_forward   xp = x w_x + b for all T*B rows at once (one GEMM)
 //   step_forward    per step t: gates from xp_t and h_{t-1}, new state, cache
+//   prepare_backward  once per backward, before its steps (caches w_hᵀ, cells/transposed.hpp)
 //   step_backward   per step t: dL/ds_t -> dL/dxp_t (written over xp_t) and dL/ds_{t-1};
 //                   may overwrite the step's cache with what the weight GEMM needs
 //   recurrent_weight_backward   dw_h += H_prev^T dA for all steps at once (one GEMM)
@@ -28,6 +29,7 @@
 
 #include "core/param_store.hpp"
 #include "core/rng.hpp"
+#include "nn/cells/transposed.hpp"
 
 namespace seqbench::nn {
 
@@ -55,6 +57,8 @@ class LstmCell {
 
   // xp (B, 4H), s_prev (B, S) -> s (B, S), cache (B, 5H).
   void step_forward(int64_t t, int64_t b, const T* xp, const T* s_prev, T* s, T* cache) const;
+  // Before the step_backward calls of each backward: w_hᵀ for the per-step GEMM.
+  void prepare_backward() { w_h_t_.refresh(w_h_->value, h_, 4 * h_); }
   // ds (B, S): dL/ds_t (total, read only); -> dxp (B, 4H) = dL/da_t, ds_prev (B, S)
   // overwritten with the part of dL/ds_{t-1} that flows through this step. The LSTM
   // leaves its cache as it is (dxp is what the weight GEMM needs).
@@ -73,6 +77,7 @@ class LstmCell {
   core::ParamT<T>* w_x_;
   core::ParamT<T>* w_h_;
   core::ParamT<T>* b_;
+  Transposed<T> w_h_t_;
 };
 
 }  // namespace seqbench::nn

@@ -242,7 +242,7 @@ void MomentumLstmCell<T>::step_backward(int64_t t, int64_t b, const T* s_prev, T
     }
   }
   // dh_prev = dA w_h^T into the h part of ds_prev (row stride S); dA sits in the cache.
-  backend::gemm<T>(Trans::N, Trans::T, b, H, G, T(1), cache, C, w_h_->value, G, T(0), ds_prev, S);
+  backend::gemm<T>(Trans::N, Trans::N, b, H, G, T(1), cache, C, w_h_t_.data(), H, T(0), ds_prev, S);
 }
 
 template <class T>
@@ -343,7 +343,7 @@ void MomentumRnnCell<T>::step_backward(int64_t t, int64_t b, const T* /*s_prev*/
       dv_prev[j] = coef * dv;
     }
   }
-  backend::gemm<T>(Trans::N, Trans::T, b, H, H, T(1), cache, H, w_h_->value, H, T(0), ds_prev, S);
+  backend::gemm<T>(Trans::N, Trans::N, b, H, H, T(1), cache, H, w_h_t_.data(), H, T(0), ds_prev, S);
 }
 
 template <class T>

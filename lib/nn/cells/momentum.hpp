@@ -57,6 +57,7 @@
 
 #include "core/param_store.hpp"
 #include "core/rng.hpp"
+#include "nn/cells/transposed.hpp"
 
 namespace seqbench::nn {
 
@@ -105,6 +106,8 @@ class MomentumLstmCell {
 
   // xp (B, 4H), s_prev (B, S) -> s (B, S), cache (B, C).
   void step_forward(int64_t t, int64_t b, const T* xp, const T* s_prev, T* s, T* cache) const;
+  // Before the step_backward calls of each backward: w_hᵀ for the per-step GEMM.
+  void prepare_backward() { w_h_t_.refresh(w_h_->value, h_, 4 * h_); }
   // ds (B, S) = dL/ds_t (read only) -> dxp (B, 4H) = dL/dp_t, ds_prev (B, S) (overwritten),
   // and the cache's a slot (B rows, stride C) = dL/da_t for recurrent_weight_backward.
   void step_backward(int64_t t, int64_t b, const T* s_prev, T* cache, const T* ds, T* dxp,
@@ -133,6 +136,7 @@ class MomentumLstmCell {
   core::ParamT<T>* w_h_;
   core::ParamT<T>* b_x_;
   core::ParamT<T>* b_h_;
+  Transposed<T> w_h_t_;
 };
 
 template <class T>
@@ -160,6 +164,8 @@ class MomentumRnnCell {
   void input_backward(int64_t n, const T* x, const T* dxp, T* dx);
   // xp (B, H), s_prev (B, 2H) -> s (B, 2H), cache (B, H) = h_t.
   void step_forward(int64_t t, int64_t b, const T* xp, const T* s_prev, T* s, T* cache) const;
+  // Before the step_backward calls of each backward: w_hᵀ for the per-step GEMM.
+  void prepare_backward() { w_h_t_.refresh(w_h_->value, h_, h_); }
   // ds (B, 2H) -> dxp (B, H) = dL/dxp_t, ds_prev (B, 2H), cache = dL/da_t.
   void step_backward(int64_t t, int64_t b, const T* s_prev, T* cache, const T* ds, T* dxp,
                      T* ds_prev) const;
@@ -180,6 +186,7 @@ class MomentumRnnCell {
   core::ParamT<T>* w_x_;
   core::ParamT<T>* w_h_;
   core::ParamT<T>* b_;
+  Transposed<T> w_h_t_;
 };
 
 }  // namespace seqbench::nn

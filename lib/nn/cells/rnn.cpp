@@ -135,7 +135,7 @@ void RnnCell<T>::step_backward(int64_t /*t*/, int64_t b, const T* /*s_prev*/, T*
     for (int64_t i = 0; i < n; ++i) dxp[i] = ds[i] * cache[i];
   }
   // dh_{t-1} = dA w_h^T.
-  backend::gemm<T>(Trans::N, Trans::T, b, H, H, T(1), dxp, H, w_h_->value, H, T(0), ds_prev, H);
+  backend::gemm<T>(Trans::N, Trans::N, b, H, H, T(1), dxp, H, w_h_t_.data(), H, T(0), ds_prev, H);
 }
 
 template <class T>

@@ -29,6 +29,7 @@
 
 #include "core/param_store.hpp"
 #include "core/rng.hpp"
+#include "nn/cells/transposed.hpp"
 
 namespace seqbench::nn {
 
@@ -68,6 +69,8 @@ class RnnCell {
 
   // xp (B, H), s_prev (B, H) -> s (B, H) = φ(xp + s_prev w_h), cache (B, H).
   void step_forward(int64_t t, int64_t b, const T* xp, const T* s_prev, T* s, T* cache) const;
+  // Before the step_backward calls of each backward: w_hᵀ for the per-step GEMM.
+  void prepare_backward() { w_h_t_.refresh(w_h_->value, h_, h_); }
   // ds (B, H): dL/dh_t (total, read only); -> dxp (B, H) = dL/da_t, ds_prev (B, H)
   // overwritten with dL/da_t w_h^T. modrelu overwrites cache with dL/dh_t ⊙ m_t.
   void step_backward(int64_t t, int64_t b, const T* s_prev, T* cache, const T* ds, T* dxp,
@@ -95,6 +98,7 @@ class RnnCell {
   core::ParamT<T>* w_h_;
   core::ParamT<T>* b_;
   core::ParamT<T>* b_mod_ = nullptr;
+  Transposed<T> w_h_t_;
 };
 
 }  // namespace seqbench::nn
