@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "backend/gemm.hpp"
+#include "nn/parallel.hpp"
 
 namespace seqbench::nn {
 
@@ -49,10 +50,7 @@ void LinearT<T>::backward(core::ViewT<const T> src, core::ViewT<const T> ddst,
   }
   backend::gemm<T>(Trans::T, Trans::N, out_, in_, n, T(1), ddst.data, out_, src.data, in_, T(1),
                    w_->grad, in_);
-  if (b_) {
-    for (int64_t r = 0; r < n; ++r)
-      for (int64_t o = 0; o < out_; ++o) b_->grad[o] += ddst.data[r * out_ + o];
-  }
+  if (b_) add_column_sums(n, out_, ddst.data, out_, b_->grad);
 }
 
 template class LinearT<float>;

@@ -64,3 +64,35 @@ INSTANTIATE_TEST_SUITE_P(Cells, RowParallel,
                                            "stable_lstm", "rel_lstm"));
 
 }  // namespace
+
+namespace {
+
+// Column sums (bias gradients): correct against a double-precision sum, with a row
+// stride wider than the columns and a width that is not a multiple of the block, and
+// bitwise the same on 1 and 2 threads.
+TEST(ColumnSums, MatchTheExactSumAndDoNotDependOnTheThreadCount) {
+  const int64_t n = 3001, cols = 150, ld = 173;
+  static_assert(3001 * 150 >= nn::kRowParallelMin);
+  core::Rng rng(9);
+  std::vector<float> src(static_cast<size_t>(n * ld));
+  for (auto& v : src) v = float(rng.normal());
+  std::vector<double> exact(static_cast<size_t>(cols), 0.5);
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t j = 0; j < cols; ++j) exact[size_t(j)] += src[size_t(r * ld + j)];
+  const int before = core::num_threads();
+  std::vector<std::vector<float>> sums;
+  for (int threads : {1, 2}) {
+    core::set_threads(threads);
+    std::vector<float> dst(static_cast<size_t>(cols) + 1, 0.5f);
+    dst.back() = 7.0f;  // past the last column: untouched
+    nn::add_column_sums(n, cols, src.data(), ld, dst.data());
+    EXPECT_EQ(dst.back(), 7.0f);
+    for (int64_t j = 0; j < cols; ++j)
+      EXPECT_NEAR(dst[size_t(j)], exact[size_t(j)], 1e-3) << "column " << j;
+    sums.push_back(dst);
+  }
+  core::set_threads(before);
+  EXPECT_EQ(sums[0], sums[1]);
+}
+
+}  // namespace

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "backend/gemm.hpp"
+#include "nn/parallel.hpp"
 
 namespace seqbench::nn {
 
@@ -26,9 +27,7 @@ void project_input_backward(int64_t n, int64_t in, int64_t g, const T* x, const 
   using backend::Trans;
   if (dx) backend::gemm<T>(Trans::N, Trans::T, n, in, g, T(1), dxp, g, w, g, T(0), dx, in);
   backend::gemm<T>(Trans::T, Trans::N, in, g, n, T(1), x, in, dxp, g, T(1), dw, g);
-  if (db)
-    for (int64_t r = 0; r < n; ++r)
-      for (int64_t k = 0; k < g; ++k) db[k] += dxp[r * g + k];
+  if (db) add_column_sums(n, g, dxp, g, db);
 }
 
 }  // namespace seqbench::nn

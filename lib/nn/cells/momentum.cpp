@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/gemm.hpp"
+#include "nn/parallel.hpp"
 #include "nn/fast_math.hpp"
 #include "nn/cells/input_projection.hpp"
 #include "nn/cells/lstm_gates.hpp"
@@ -250,8 +251,7 @@ void MomentumLstmCell<T>::recurrent_weight_backward(int64_t n, const T* s_prev, 
                                                     const T* cache) {
   const int64_t H = h_, G = 4 * H, S = state_size(), C = cache_size();
   backend::gemm<T>(Trans::T, Trans::N, H, G, n, T(1), s_prev, S, cache, C, T(1), w_h_->grad, G);
-  for (int64_t r = 0; r < n; ++r)
-    for (int64_t k = 0; k < G; ++k) b_h_->grad[k] += cache[r * C + k];
+  add_column_sums(n, G, cache, C, b_h_->grad);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -351,8 +351,7 @@ void MomentumRnnCell<T>::recurrent_weight_backward(int64_t n, const T* s_prev, c
                                                    const T* cache) {
   const int64_t H = h_, S = 2 * H;
   backend::gemm<T>(Trans::T, Trans::N, H, H, n, T(1), s_prev, S, cache, H, T(1), w_h_->grad, H);
-  for (int64_t r = 0; r < n; ++r)
-    for (int64_t j = 0; j < H; ++j) b_->grad[j] += cache[r * H + j];
+  add_column_sums(n, H, cache, H, b_->grad);
 }
 
 template class MomentumLstmCell<float>;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "backend/gemm.hpp"
+#include "nn/parallel.hpp"
 #include "nn/fast_math.hpp"
 #include "nn/cells/input_projection.hpp"
 #include "nn/init.hpp"
@@ -143,9 +144,7 @@ void RnnCell<T>::recurrent_weight_backward(int64_t n, const T* s_prev, const T* 
                                            const T* cache) {
   const int64_t H = h_;
   backend::gemm<T>(Trans::T, Trans::N, H, H, n, T(1), s_prev, H, dxp, H, T(1), w_h_->grad, H);
-  if (b_mod_)
-    for (int64_t r = 0; r < n; ++r)
-      for (int64_t j = 0; j < H; ++j) b_mod_->grad[j] += cache[r * H + j];
+  if (b_mod_) add_column_sums(n, H, cache, H, b_mod_->grad);
 }
 
 template class RnnCell<float>;
