@@ -48,10 +48,10 @@ die() { echo "bench: $*" >&2; exit 1; }
 WORKLOADS=(
   "pmnist-h128|pmnist|100|784|1|128|10|onednn:lstm ours:lstm torch:nn.LSTM torch:lstm"
   "pmnist-cells|pmnist|100|784|1|128|10|ours:momentum_lstm ours:adam_lstm ours:stable_lstm ours:rel_lstm torch:momentum_lstm torch:adam_lstm torch:stable_lstm torch:rel_lstm|--nu 10 --rho 10"
-  "pmnist-h256|pmnist|100|784|1|256|10|onednn:lstm@1 onednn:lstm@2 torch:nn.LSTM"
+  "pmnist-h256|pmnist|100|784|1|256|10|onednn:lstm@1 onednn:lstm@2 ours:lstm@1 ours:lstm@2 torch:nn.LSTM"
   "copy-t100|copy|10|100|10|128|9|ours:lstm onednn:lstm ours:rel_lstm torch:rel_lstm torch:lstm|--nu 10 --rho 15"
   "copy-t1000|copy|10|1000|10|128|9|ours:rel_lstm|--nu 10 --rho 15"
-  "charptb|pmnist|128|150|200|1024|50|onednn:lstm torch:nn.LSTM"
+  "charptb|pmnist|128|150|200|1024|50|onednn:lstm ours:lstm torch:nn.LSTM"
 )
 # Targets: label | workload | A | B | kind | bound. kind speedup: B's ms / A's ms >= bound;
 # kind ratio: A's ms / B's ms <= bound; kind ms: A's ms <= bound.
@@ -59,6 +59,9 @@ TARGETS=(
   "lstm (oneDNN path) vs PyTorch nn.LSTM, pMNIST shape|pmnist-h128|onednn:lstm|torch:nn.LSTM|speedup|8"
   "lstm (oneDNN path) vs PyTorch nn.LSTM, H=256|pmnist-h256|onednn:lstm@2|torch:nn.LSTM|speedup|5"
   "lstm (oneDNN path) vs PyTorch nn.LSTM, char-PTB shape|charptb|onednn:lstm|torch:nn.LSTM|speedup|5"
+  "lstm (ours, on oneDNN's sgemm) vs PyTorch nn.LSTM, pMNIST shape|pmnist-h128|ours:lstm|torch:nn.LSTM|speedup|8"
+  "lstm (ours) vs PyTorch nn.LSTM, H=256|pmnist-h256|ours:lstm@2|torch:nn.LSTM|speedup|5"
+  "lstm (ours) vs PyTorch nn.LSTM, char-PTB shape|charptb|ours:lstm|torch:nn.LSTM|speedup|5"
   "ours lstm / oneDNN lstm, pMNIST shape|pmnist-h128|ours:lstm|onednn:lstm|ratio|1.5"
   "momentum_lstm / oneDNN lstm|pmnist-cells|ours:momentum_lstm|pmnist-h128/onednn:lstm|ratio|1.5"
   "adam_lstm / oneDNN lstm|pmnist-cells|ours:adam_lstm|pmnist-h128/onednn:lstm|ratio|1.5"
@@ -73,6 +76,7 @@ TARGETS=(
   "rel_lstm copy T=100, B=10, H=128 (ms/update)|copy-t100|ours:rel_lstm|-|ms|25"
   "rel_lstm copy T=1000, B=10, H=128 (ms/update)|copy-t1000|ours:rel_lstm|-|ms|250"
   "oneDNN lstm 2 threads vs 1, H=256|pmnist-h256|onednn:lstm@2|onednn:lstm@1|speedup|1.6"
+  "ours lstm 2 threads vs 1, H=256|pmnist-h256|ours:lstm@2|ours:lstm@1|speedup|1.6"
 )
 
 [[ -x $cell_bin ]] || die "no $cell_bin (hint: build first: cmake --build $build --target seqbench_bench_cell, or make bench)"
