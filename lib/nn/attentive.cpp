@@ -129,7 +129,7 @@ void AttentiveRecurrent<T>::reserve(int64_t steps, int64_t b) {
     grow(slot_score_, b * rho_);
   }
   grow(final_, b * state_size());
-  grow(q_, b * H);
+  grow(q_, steps * b * H);
   grow(dalpha_, b * kmax);
   grow(dv_rows_, b * H);
 }
@@ -146,9 +146,9 @@ void AttentiveRecurrent<T>::attend_forward(int64_t t, int64_t r0, int64_t r1) {
   const int64_t K = kappa_[static_cast<size_t>(t)];
   const int64_t base = att_off_[static_cast<size_t>(t)];
   const bool rel = kind_ != Kind::MemRnn;
-  // q = s_{t-1} v_a for rows [r0, r1).
+  // q_t = s_{t-1} v_a for rows [r0, r1), kept for backward.
   backend::gemm<T>(Trans::N, Trans::N, r1 - r0, H, H, T(1), cin_.data() + ((t - 1) * b + r0) * sc,
-                   sc, v_a_->value, H, T(0), q_.data() + r0 * H, H);
+                   sc, v_a_->value, H, T(0), q_.data() + (t * b + r0) * H, H);
   const T* v = v_->value;
   // Rows are independent (each has its own attended set, scores and slots).
   for (int64_t r = r0; r < r1; ++r) {
@@ -169,7 +169,7 @@ void AttentiveRecurrent<T>::attend_forward(int64_t t, int64_t r0, int64_t r1) {
     const int64_t lo = rel ? std::max<int64_t>(0, t - nu_) : 0;
     for (int64_t i = lo; i < t; ++i) idx[n++] = static_cast<int32_t>(i);
     SB_CHECK(n == K, "attentive step {}: row {} attended {} states, not {} (internal)", t, r, n, K);
-    const T* qr = q_.data() + r * H;
+    const T* qr = q_.data() + (t * b + r) * H;
     T emax = T(0);
     for (int64_t k = 0; k < K; ++k) {
       const T* hu = hu_.data() + (idx[k] * b + r) * H;
@@ -274,13 +274,10 @@ void AttentiveRecurrent<T>::attend_backward(int64_t t, int64_t r0, int64_t r1, c
   const int64_t H = h_, b = B_, sc = sc_, nb = r1 - r0;
   const int64_t K = kappa_[static_cast<size_t>(t)];
   const int64_t base = att_off_[static_cast<size_t>(t)];
-  const T* s_prev = cin_.data() + ((t - 1) * b + r0) * sc;
-  T* q = q_.data();
+  const T* q = q_.data() + t * b * H;  // the forward's q_t
   // dL/dq_t goes to dh_'s row block t, spent once step t copied it into ds_; the
   // batched dv_a GEMM after the loop reads it there.
   T* dq = dh_.data() + t * b * H;
-  backend::gemm<T>(Trans::N, Trans::N, nb, H, H, T(1), s_prev, sc, v_a_->value, H, T(0),
-                   q + r0 * H, H);
   std::fill_n(dq + r0 * H, nb * H, T(0));
   const T* v = v_->value;
   const int64_t kmax = static_cast<int64_t>(dalpha_.size()) / b;

@@ -44,6 +44,7 @@
 //   cin_   (T, B, Sc)  what the cell reads at step t: s_t (RNN) or [s_t | c_{t-1}] (LSTM)
 //   cout_  (T, B, Sc)  h_t (RNN) or [h_t | c_t] (LSTM)
 //   cache_ (T, B, C)   the cell's per-step cache
+//   q_     (T, B, H)   the queries s_{t-1} v_a, kept so backward does not redo the GEMM
 //   hu_    (T, B, H)   h_i u_a, computed once per state, so that backward recomputes
 //                      tanh(s_{t-1} v_a + h_i u_a) instead of caching a κ×H block per step
 //   att_idx_, att_alpha_ (B·K)  attended state indices and their α (sparse structure,
@@ -154,7 +155,7 @@ class AttentiveRecurrent : public SequenceLayer<T> {
   std::vector<T> xp_, cin_, cout_, cache_, hu_, att_alpha_, score_, final_;
   std::vector<int32_t> att_idx_, slot_idx_;
   std::vector<T> slot_score_;
-  // Workspaces: q_ (B, H) query projection, dalpha_ (B, κ_max), dv_rows_ (B, H) per-row
+  // q_ (T, B, H) the queries s_{t-1} v_a (row block 0 unused). Workspaces: dalpha_ (B, κ_max), dv_rows_ (B, H) per-row
   // dL/dv summed over steps, dh_/dhu_ (T, B, H), ds_/ds_prev_ (B, Sc), dsq_ (B, H),
   // dh_sq_ (T, B) per-row squared norms for dh_norms.
   std::vector<T> q_, dalpha_, dv_rows_, dh_, dhu_, ds_, ds_prev_, dsq_;
