@@ -88,7 +88,7 @@ if [[ $quick == 1 ]]; then
   ours_warmup=1 ours_steps=2 torch_warmup=1 torch_steps=1
   attn_warmup=1 attn_steps=1 attn_ns=${BENCH_ATTN_NS:-256 512 1024}
 else
-  ours_warmup=2 ours_steps=5 torch_warmup=1 torch_steps=3
+  ours_warmup=2 ours_steps=5 torch_warmup=1 torch_steps=5
   attn_warmup=1 attn_steps=3 attn_ns=${BENCH_ATTN_NS:-256 512 1024 2048 4096 8192 16384}
 fi
 attn_torch_max_n=${BENCH_ATTN_TORCH_MAX_N:-16384}
