@@ -1,14 +1,19 @@
 // Recurrent<Cell>: the one time loop. Owns the per-sequence buffers, backpropagation
 // through time (full, or truncated every k steps), the initial state and the
 // gradient-norm probe. The cell supplies the math (see nn/cells/lstm.hpp for the
-// Cell interface: input_forward, step_forward, step_backward,
+// Cell interface: input_forward, step_forward, prepare_backward, step_backward,
 // recurrent_weight_backward, input_backward and the size accessors).
+//
+// Threads: when a step has enough work (split_rows), each thread of the team runs the
+// whole time loop on its own contiguous slice of batch rows (nn/parallel.hpp); the
+// weight gradients are GEMMs over all steps and rows after the loop.
 //
 // Buffers (resized only when T or B grow, never inside the time loop):
 //   xp_     (T, B, P)    input projections, overwritten by dL/da in backward
 //   states_ (T+1, B, S)  s_0 .. s_T
 //   cache_  (T, B, C)    what step_backward needs
 //   ds_, ds_prev_ (B, S) running state gradients
+//   dh_sq_  (T, B)       per-row squared norms for the probe (grown by its first use)
 //
 // Truncated BPTT(k): the sequence is cut into chunks [0,k), [k,2k), ...; the state is
 // carried forward across a cut but no gradient flows back across it (as if the state
