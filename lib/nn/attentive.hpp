@@ -155,9 +155,9 @@ class AttentiveRecurrent : public SequenceLayer<T> {
   std::vector<T> xp_, cin_, cout_, cache_, hu_, att_alpha_, score_, final_;
   std::vector<int32_t> att_idx_, slot_idx_;
   std::vector<T> slot_score_;
-  // q_ (T, B, H) the queries s_{t-1} v_a (row block 0 unused). Workspaces: dalpha_ (B, κ_max), dv_rows_ (B, H) per-row
-  // dL/dv summed over steps, dh_/dhu_ (T, B, H), ds_/ds_prev_ (B, Sc), dsq_ (B, H),
-  // dh_sq_ (T, B) per-row squared norms for dh_norms.
+  // q_ (T, B, H) the queries s_{t-1} v_a (row block 0 unused). Workspaces: dalpha_
+  // (B, κ_max), dv_rows_ (B, H) per-row dL/dv summed over steps, dh_/dhu_ (T, B, H),
+  // ds_/ds_prev_ (B, Sc), dsq_ (B, H), dh_sq_ (T, B) per-row squared norms for dh_norms.
   std::vector<T> q_, dalpha_, dv_rows_, dh_, dhu_, ds_, ds_prev_, dsq_;
   std::vector<double> dh_sq_;
   Transposed<T> u_a_t_, v_a_t_;  // u_aᵀ, v_aᵀ for the backward's per-step GEMMs

@@ -107,7 +107,7 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
     core::check_shape(dy, core::Shape{steps, b, H}, "Recurrent.backward dy");
     if (dh_norms) {
       dh_norms->assign(static_cast<size_t>(steps), 0.0);
-      if (static_cast<int64_t>(dh_sq_.size()) < steps * b) dh_sq_.resize(static_cast<size_t>(steps * b));
+      grow(dh_sq_, steps * b);
     }
     std::fill_n(ds_.data(), b * S, T(0));
     const T* st = states_.data();
@@ -157,7 +157,8 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
   }
 
   size_t held_bytes() const override {
-    return sizeof(T) * (xp_.size() + states_.size() + cache_.size() + ds_.size() + ds_prev_.size()) +
+    return sizeof(T) *
+               (xp_.size() + states_.size() + cache_.size() + ds_.size() + ds_prev_.size()) +
            sizeof(double) * dh_sq_.size();
   }
 
@@ -165,10 +166,11 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
   // Whether a step has enough work to give each thread its own slice of rows.
   bool split_rows(int64_t b) const { return b * cell_.proj_size() >= kRowParallelMin; }
 
+  template <class V>
+  static void grow(std::vector<V>& v, int64_t n) {
+    if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
+  }
   void reserve(int64_t steps, int64_t b) {
-    const auto grow = [](std::vector<T>& v, int64_t n) {
-      if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
-    };
     grow(xp_, steps * b * cell_.proj_size());
     grow(states_, (steps + 1) * b * cell_.state_size());
     grow(cache_, steps * b * cell_.cache_size());
