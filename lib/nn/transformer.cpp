@@ -255,7 +255,7 @@ void MultiHeadAttentionT<T>::forward(core::ViewT<const T> src, core::ViewT<T> ds
         ensure(g.cdk, gs);
         g.cdk.zero();
       }
-      g.commit = static_cast<const RoutingAttention<T>&>(*g.att).commitment(
+      g.commit = static_cast<RoutingAttention<T>&>(*g.att).commitment(
           opt_.commitment, g.cdq.data(), g.shared ? nullptr : g.cdk.data());
     }
     // The EMA step reads this forward's q and k; it cannot change this forward's

@@ -79,7 +79,7 @@ class RoutingAttention : public Attention<T> {
   // β ∂c/∂k to dk, both (B, H, N, D) (dk may be null when k is q):
   //   ∂‖x̂ − μ‖²/∂x = 2 ((x̂ . μ) x̂ − μ) / ‖x‖   (0 for a zero row).
   // The centroids get no gradient (they follow the EMA). Returns c.
-  double commitment(double beta, T* dq, T* dk) const;
+  double commitment(double beta, T* dq, T* dk);
   // (H, k, D) unit rows; writable for checkpoints and tests.
   std::span<T> centroids() { return centroids_; }
   std::span<const T> centroids() const { return centroids_; }
@@ -107,7 +107,9 @@ class RoutingAttention : public Attention<T> {
 
   int64_t kc_;                       // clusters k
   std::vector<T> centroids_;         // (H, k, D)
-  std::vector<T> sums_, xn_, sims_;  // update_centroids workspaces: (k, D), (block, D), (block, k)
+  // Workspaces of update_centroids (sums_ (k, D)) and of both it and commitment (xn_
+  // (block, D), sims_ (block, k)).
+  std::vector<T> sums_, xn_, sims_;
 };
 
 template <class T>

@@ -146,13 +146,12 @@ void RoutingAttention<T>::update_centroids() {
 }
 
 template <class T>
-double RoutingAttention<T>::commitment(double beta, T* dq, T* dk) const {
+double RoutingAttention<T>::commitment(double beta, T* dq, T* dk) {
   SB_CHECK(this->q_.data != nullptr,
            "attention (routing).commitment: no forward to measure (hint: call forward first)");
   const int64_t H = this->heads_, D = this->dim_, N = this->n_, B = this->b_;
   const bool shared = this->k_.data == this->q_.data;
   const int64_t rows = (shared ? 1 : 2) * B * H * N;
-  std::vector<T> xn, sims;
   double sum = 0;
   const double g = 2.0 * beta / double(rows);
   for (int side = 0; side < (shared ? 1 : 2); ++side) {
@@ -161,7 +160,7 @@ double RoutingAttention<T>::commitment(double beta, T* dq, T* dk) const {
     for (int64_t s = 0; s < B * H; ++s) {
       const int64_t h = s % H;
       const T* xs = x + s * N * D;
-      for_each_assignment(h, xs, N, xn, sims, [&](int64_t t, int32_t c, const T* xh) {
+      for_each_assignment(h, xs, N, xn_, sims_, [&](int64_t t, int32_t c, const T* xh) {
         const T* mu = centroids_.data() + (h * kc_ + c) * D;
         double d2 = 0, dot = 0, nx = 0;
         for (int64_t j = 0; j < D; ++j) {
