@@ -27,7 +27,7 @@ int char_ptb_main(int argc, char** argv) {
     };
     train::append(id, train::setup_columns(e.params().size(), c.train, c.optim));
     train::append(id, {
-        {"data", fmt::format("{} ({})", c.data.name, c.data.stand_in ? "stand-in" : "real")},
+        {"data", train::data_label(c.data.name, c.data.stand_in)},
         {"embedding", std::to_string(c.lm.embedding)},
         {"carry_state", c.lm.carry_state ? "true" : "false"},
         {"vocab", std::to_string(e.corpus().vocab.size())},

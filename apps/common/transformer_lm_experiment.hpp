@@ -152,7 +152,7 @@ train::RunIdentity lm_run_identity(const Cfg& c, TransformerLmExperiment& e,
       {"hidden", std::to_string(c.model.d_model)},
   };
   train::append(id, train::setup_columns(e.params().size(), c.train, c.optim));
-  id.push_back({"data", fmt::format("{} ({})", c.data.name, c.data.stand_in ? "stand-in" : "real")});
+  id.push_back({"data", train::data_label(c.data.name, c.data.stand_in)});
   train::append(id, after_data);
   const train::RunIdentity arch{
       {"attention", attention},

@@ -26,7 +26,7 @@ int pmnist_main(int argc, char** argv) {
     };
     train::append(id, train::setup_columns(e.params().size(), c.train, c.optim));
     train::append(id, {
-        {"data", fmt::format("{} ({})", c.data.name, c.data.stand_in ? "stand-in" : "real")},
+        {"data", train::data_label(c.data.name, c.data.stand_in)},
         {"permute_seed", c.data.permute ? std::to_string(c.data.permute_seed) : ""},
         {"train_examples", std::to_string(e.n_train())},
         {"valid_examples", std::to_string(e.n_valid())},

@@ -13,6 +13,7 @@
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
 #include "report/plots.hpp"
+#include "train/run_record.hpp"
 
 namespace seqbench::apps {
 
@@ -208,9 +209,9 @@ int attention_approx_command(const ApproxCommandOptions& opts) {
   const auto rows = acc.rows();
   const std::string title = fmt::format(
       "Sparse attention vs full on the inputs of {} ({} validation segment{} of {} tokens, "
-      "{} layers, data {} ({}))",
-      opts.run_dir, segments, segments == 1 ? "" : "s", cfg.lm.seq_len, lm.layers(), cfg.data.name,
-      cfg.data.stand_in ? "stand-in" : "real");
+      "{} layers, data {})",
+      opts.run_dir, segments, segments == 1 ? "" : "s", cfg.lm.seq_len, lm.layers(),
+      train::data_label(cfg.data.name, cfg.data.stand_in));
   const std::string md =
       fmt::format("{}\nRelative output error ||o - o_full|| / ||o_full||, all layers pooled:\n\n{}",
                   title, approx_markdown(rows, opts.approx));

@@ -13,6 +13,7 @@
 #include "core/fs.hpp"
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
+#include "train/run_record.hpp"
 
 namespace seqbench::apps {
 
@@ -144,9 +145,9 @@ int attention_jsd_command(const JsdCommandOptions& opts) {
   const std::string md = fmt::format(
       "Jensen-Shannon divergence (nats; at most ln 2 = 0.693) between the attention "
       "distributions of pairs of heads, mean over queries and pairs: {} ({} validation "
-      "segment{} of {} tokens, model.attention {}, data {} ({}))\n\n{}",
+      "segment{} of {} tokens, model.attention {}, data {})\n\n{}",
       opts.run_dir, segments, segments == 1 ? "" : "s", cfg.lm.seq_len, lm.describe(),
-      cfg.data.name, cfg.data.stand_in ? "stand-in" : "real", report::markdown_table(header, body));
+      train::data_label(cfg.data.name, cfg.data.stand_in), report::markdown_table(header, body));
   const std::string out = opts.out_dir.empty() ? opts.run_dir + "/attention_jsd" : opts.out_dir;
   core::make_dirs(out);
   core::write_file_atomic(out + "/attention_jsd.csv", csv);

@@ -30,6 +30,10 @@ RunIdentity setup_columns(size_t params, const TrainConfig& train,
 
 void append(RunIdentity& a, const RunIdentity& b) { a.insert(a.end(), b.begin(), b.end()); }
 
+std::string data_label(const std::string& name, bool stand_in) {
+  return fmt::format("{} ({})", name, stand_in ? "stand-in" : "real");
+}
+
 RunIdentity run_record(const RunFiles& files, const std::string& experiment,
                        const RunIdentity& identity, const Summary& s) {
   RunIdentity r{{"run_id", files.run_id()}, {"experiment", experiment}};

@@ -21,6 +21,8 @@ RunIdentity setup_columns(size_t params, const TrainConfig& train,
                           const optim::OptimConfig& optim);
 // Appends b's columns to a.
 void append(RunIdentity& a, const RunIdentity& b);
+// How runs.csv and the tables name a data set: "<name> (stand-in)" or "<name> (real)".
+std::string data_label(const std::string& name, bool stand_in);
 
 // The full record: run_id, experiment, the identity columns, then the summary's
 // columns (status, updates, metric, final_metric, best_metric, ...). Column names are
