@@ -306,6 +306,7 @@ TEST(Attentive, RowParallelAttentionEqualsOneThread) {
   const int64_t T = 30, B = 48, I = 3, H = 64;
   auto run = [&](int threads, std::vector<double>& out) {
     core::set_threads(threads);
+    EXPECT_EQ(core::num_threads(), threads) << "the comparison needs a team of this size";
     Fixture f(opts("rel_lstm", 10, 15), T, B, I, H, 21, 4.0);
     f.loss();
     DTensor dx(f.x.shape()), ds0(f.s0.shape());

@@ -22,6 +22,7 @@ namespace {
 
 std::vector<float> run(const std::string& cell, int threads) {
   core::set_threads(threads);
+  EXPECT_EQ(core::num_threads(), threads) << "the comparison needs a team of this size";
   nn::ModelConfig cfg;
   cfg.cell = cell;
   cfg.hidden = 128;
@@ -83,6 +84,7 @@ TEST(ColumnSums, MatchTheExactSumAndDoNotDependOnTheThreadCount) {
   std::vector<std::vector<float>> sums;
   for (int threads : {1, 2}) {
     core::set_threads(threads);
+    EXPECT_EQ(core::num_threads(), threads) << "the comparison needs a team of this size";
     std::vector<float> dst(static_cast<size_t>(cols) + 1, 0.5f);
     dst.back() = 7.0f;  // past the last column: untouched
     nn::add_column_sums(n, cols, src.data(), ld, dst.data());
