@@ -26,9 +26,10 @@ ColumnStream columns(const std::vector<int32_t>& tokens, int64_t cap, int64_t B)
 
 const char* const kCharPtbDemoYaml = kCharPtbDemoYamlText;
 
-// Kerg et al.'s char-PTB settings (PAPERS.md; their PTBtask.py): embedding 200, H = 1024,
-// segments of 150, B = 128, lr 1e-4; the code's optimizer is RMSprop (alpha 0.9) without
-// clipping, halving the lr after every validation that is not an improvement.
+// Kerg et al.'s char-PTB settings (docs/papers.md section 1; their PTBtask.py): embedding
+// 200, H = 1024, segments of 150, B = 128, lr 1e-4; the code's optimizer is RMSprop
+// (alpha 0.9) without clipping, halving the lr after every validation that is not an
+// improvement.
 CharPtbConfig::CharPtbConfig() {
   data.check_epochs = false;
   model.hidden = 1024;

@@ -11,8 +11,8 @@
 namespace seqbench::apps {
 
 const std::vector<CharPtbPaperNumber>& char_ptb_paper_numbers() {
-  // PAPERS.md section 3, Table 1 (marked (?) there): char-PTB BPC and Wikitext-2
-  // perplexity. Kerg et al.'s and Nguyen et al.'s char-PTB numbers are not in PAPERS.md.
+  // docs/papers.md section 3, Table 1 (marked (?) there): char-PTB BPC and Wikitext-2
+  // perplexity. Kerg et al.'s and Nguyen et al.'s char-PTB numbers are not in docs/papers.md.
   static const std::vector<CharPtbPaperNumber> numbers{
       {"char_lm", "lstm", "1.4 (?)", "Miller & Hardt 2019"},
       {"char_lm", "stable_lstm", "1.9 (?)", "Miller & Hardt 2019"},

@@ -7,8 +7,8 @@
 // train_tokens, epochs.
 // - metric: "BPC" (char_lm) or "ppl" (word_lm);
 // - paper: the published number for that cell and task (char-PTB BPC, Wikitext-2
-//   perplexity), "(?)" where PAPERS.md marks it as recalled; "—" where the papers have
-//   none. PAPERS.md gives no H for these numbers, so they are matched on cell and task;
+//   perplexity), "(?)" where docs/papers.md marks it as recalled; "—" where the papers have
+//   none. docs/papers.md gives no H for these numbers, so they are matched on cell and task;
 // - ours: the mean test BPC (or perplexity) at the best validation, "± sd" over n seeds;
 // - epochs: mean epochs run.
 // A stand-in corpus (the data column says so) is not char-PTB: compare shapes, not values.

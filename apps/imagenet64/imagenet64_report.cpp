@@ -11,7 +11,7 @@
 namespace seqbench::apps {
 
 const std::vector<Imagenet64PaperNumber>& imagenet64_paper_numbers() {
-  // PAPERS.md section 5 (Roy et al. 2021): ImageNet-64 3.43 bits/dim for the Routing
+  // docs/papers.md section 5 (Roy et al. 2021): ImageNet-64 3.43 bits/dim for the Routing
   // Transformer (local and routing heads), local attention alone 3.48, marked (?) there.
   static const std::vector<Imagenet64PaperNumber> numbers{
       {"local+routing", "3.43", "Roy et al. 2021"},

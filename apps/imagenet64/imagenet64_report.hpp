@@ -3,7 +3,7 @@
 //
 // One row per group of runs with equal (label, attention, data, image size, training
 // images): columns label, attention, data, image, paper, ours, n, train, updates.
-// - paper: the published ImageNet64 test bits/dim for that kind of model (PAPERS.md
+// - paper: the published ImageNet64 test bits/dim for that kind of model (docs/papers.md
 //   section 5): routing heads 3.43, local heads only 3.48 (?); "(?)" = recalled, not yet
 //   checked against the paper; "—" where the paper has none (full, random, smyrf, lsh);
 // - ours: the mean test bits/dim at the best validation, "± sd" over n seeds;

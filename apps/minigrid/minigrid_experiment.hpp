@@ -1,6 +1,6 @@
 // The MiniGrid experiment: PPO (lib/rl/ppo.hpp) with rl-starter-files' recurrent
 // actor-critic (lib/rl/policy.hpp) on the C++ MiniGrid environments (lib/rl/minigrid),
-// as Kerg et al. 2020 trained RelLSTM and LSTM agents (PAPERS.md section 1).
+// as Kerg et al. 2020 trained RelLSTM and LSTM agents (docs/papers.md section 1).
 //
 // Mapping onto the Trainer: one Trainer update = one PPO minibatch. train_step() collects
 // a rollout when the previous one is used up, then computes the next minibatch's

@@ -10,7 +10,7 @@
 namespace seqbench::apps {
 
 const std::vector<PmnistPaperNumber>& pmnist_paper_numbers() {
-  // PAPERS.md section 2 (Nguyen et al. 2020). The whole accuracy line is marked (?)
+  // docs/papers.md section 2 (Nguyen et al. 2020). The whole accuracy line is marked (?)
   // there except MNIST MomentumLSTM-256, confirmed from the authors' sweep data.
   static const std::vector<PmnistPaperNumber> numbers{
       {"smnist", "lstm", 256, "≈98.9 (?)", "Nguyen et al. 2020"},

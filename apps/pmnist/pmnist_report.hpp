@@ -4,7 +4,7 @@
 // One row per group of runs with equal (label, task, model, hidden, data, train
 // examples): columns label, task, model, hidden, paper, ours, n, data, train, epochs.
 // - paper: the published test accuracy (%) for that task, cell and H, "(?)" where
-//   PAPERS.md marks it as recalled rather than read from the paper, "—" where the
+//   docs/papers.md marks it as recalled rather than read from the paper, "—" where the
 //   papers have none (e.g. another H);
 // - ours: the mean test accuracy (%) at the best validation, "± sd" over n seeds;
 // - epochs: mean epochs run; train: training examples (small presets use fewer).
@@ -25,7 +25,7 @@ struct PmnistPaperNumber {
   const char* source;  // short citation
 };
 
-// Every number of PAPERS.md for these tasks.
+// Every number of docs/papers.md for these tasks.
 const std::vector<PmnistPaperNumber>& pmnist_paper_numbers();
 
 // Builds the table (columns and rows, path = runs.path) from a runs.csv already read.

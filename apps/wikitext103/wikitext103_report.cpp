@@ -10,7 +10,7 @@
 namespace seqbench::apps {
 
 const std::vector<Wikitext103PaperNumber>& wikitext103_paper_numbers() {
-  // PAPERS.md section 5 (Roy et al. 2021): Wikitext-103 test ppl 15.8 for the Routing
+  // docs/papers.md section 5 (Roy et al. 2021): Wikitext-103 test ppl 15.8 for the Routing
   // Transformer (local and routing heads) against 18.3 for Transformer-XL; neither is
   // marked (?) there.
   static const std::vector<Wikitext103PaperNumber> numbers{

@@ -5,11 +5,11 @@
 // One row per group of runs with equal (label, attention, layers, d_model, seq_len, data):
 // columns label, attention, layers, d_model, seq_len, paper, source, ours, n, ms/update,
 // data, updates, epochs.
-// - paper: the published Wikitext-103 test perplexity for that kind of model (PAPERS.md
+// - paper: the published Wikitext-103 test perplexity for that kind of model (docs/papers.md
 //   section 5): routing heads (local+routing) 15.8, and for full attention the paper's
 //   Transformer-XL baseline 18.3 (a full-attention model with segment memory, which ours
 //   lacks; the source column says so); "—" where the paper has none (local, random,
-//   smyrf, lsh). "(?)" would mark a number PAPERS.md marks as recalled; none is.
+//   smyrf, lsh). "(?)" would mark a number docs/papers.md marks as recalled; none is.
 // - ours: the mean test ppl at the best validation, "± sd" over n seeds;
 // - ms/update, updates, epochs: means over the group's runs.
 // A stand-in corpus (the data column says so) is not Wikitext-103, and the small presets

@@ -1,5 +1,5 @@
 // Self-attentive recurrent layers of Kerg et al. 2020 ("Untangling tradeoffs between
-// recurrence and self-attention", relevancy screening; PAPERS.md section 1):
+// recurrence and self-attention", relevancy screening; docs/papers.md section 1):
 //   mem_rnn   an RNN that attends to all past hidden states (MemRNN; O(T) per step)
 //   rel_rnn   an RNN that attends to a short-term buffer ∪ a relevant set (RelMemRNN)
 //   rel_lstm  the same attention with an LSTM whose gates read s_t (RelLSTM)

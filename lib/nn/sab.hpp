@@ -1,5 +1,5 @@
 // Sparse Attentive Backtracking (SAB; Ke et al. 2018, arXiv 1809.03702), the SAB
-// baseline of Kerg et al. 2020 (PAPERS.md section 1): an LSTM with truncated BPTT whose
+// baseline of Kerg et al. 2020 (docs/papers.md section 1): an LSTM with truncated BPTT whose
 // hidden state is topped up by a sparse, top-k attention over every attk-th past state;
 // gradients reach those states through the attention whatever the distance.
 //

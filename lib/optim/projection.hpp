@@ -3,7 +3,7 @@
 // gradient descent). A recurrent model h_t = φ_w(h_{t-1}, x_t) is λ-stable when
 // ‖φ_w(h, x) − φ_w(h', x)‖ ≤ λ ‖h − h'‖ for all states and inputs (λ < 1 contractive);
 // then a truncated model that restarts from a zero state k steps back is close to it
-// (PAPERS.md section 3).
+// (docs/papers.md section 3).
 //
 // Everything is computed in double whatever the stored scalar T is; results are written
 // back to T only where something changed, so a matrix that already satisfies a condition
@@ -53,7 +53,7 @@
 // ∞-norm bound that the official code's constants satisfy (below), derived as above. Check
 // it against the paper's appendix on stable LSTMs before quoting it as "the paper's".
 //
-// variant "official_l1": the official code's projection as PAPERS.md records it (not
+// variant "official_l1": the official code's projection as docs/papers.md records it (not
 // re-checked against the code, which was not findable here): rescale each gate's
 // recurrent weights so every column ℓ1 norm (the weights into one gate unit, i.e. the
 // ∞-norm rows of the paper's W_g) is at most
@@ -118,7 +118,7 @@ struct LstmStability {
   double forget_bias_bound = 0.0;  // paper: assumed bound on ‖b_f‖_∞ (biases are not projected)
 };
 
-// The official code's column ℓ1 budgets (PAPERS.md section 3).
+// The official code's column ℓ1 budgets (docs/papers.md section 3).
 inline constexpr double kOfficialL1Wi = 0.395;
 inline constexpr double kOfficialL1Wf = 0.155;
 inline constexpr double kOfficialL1Wz = 0.099;

@@ -21,7 +21,7 @@
 //             Clipping the global gradient norm and the Adam step are the caller's (the
 //             Trainer's): train_minibatch() only accumulates the gradient.
 // torch-ac resets memory per environment; the official Kerg et al. code wiped every
-// environment's memory at every step (PAPERS.md): not reproduced here.
+// environment's memory at every step (docs/papers.md section 1): not reproduced here.
 //
 // Seeding: environment p's episodes are seeded from a stream derived from (seed, p);
 // action sampling and chunk shuffling have their own streams. For a given thread count a

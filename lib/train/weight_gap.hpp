@@ -1,7 +1,8 @@
 // Miller & Hardt (2019), Proposition 2 / Figure 1(b): a λ-contractive recurrent model and
 // its truncated counterpart (state restarted from zero k steps back), trained from the same
 // initialisation by projected gradient descent with step α_t = α / t, stay close in weight
-// space: ‖w_recurrent − w_truncated‖ ≤ α γ k λ^k N^{αβ+1} after N steps (PAPERS.md section 3).
+// space: ‖w_recurrent − w_truncated‖ ≤ α γ k λ^k N^{αβ+1} after N steps (docs/papers.md
+// section 3).
 //
 // One random instance (seeded), computed in double:
 //   data     n sequences x (T, n, I), x_t ~ N(0, input_scale²);

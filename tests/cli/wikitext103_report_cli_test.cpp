@@ -54,7 +54,7 @@ TEST(Wikitext103Report, OneRowPerModelWithThePapersNumbersBeside) {
   EXPECT_EQ(cell(t, "paper", 1), "18.3");
   EXPECT_NE(cell(t, "source", 1).find("Transformer-XL"), std::string::npos);
   EXPECT_EQ(cell(t, "ours", 1), "120.0");
-  EXPECT_EQ(cell(t, "paper", 2), "—");  // local alone: no number in PAPERS.md
+  EXPECT_EQ(cell(t, "paper", 2), "—");  // local alone: no number in docs/papers.md
   EXPECT_EQ(cell(t, "data", 2), "wikitext-103 (real)");
   EXPECT_EQ(cell(t, "seq_len", 2), "512");
 

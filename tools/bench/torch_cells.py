@@ -6,7 +6,7 @@ The step is the one tools/bench/cell_step.cpp times for seqbench:
   -> Linear head -> CrossEntropyLoss -> backward -> clip_grad_norm_(1.0) -> Adam(lr 1e-3)
   (-> the stability projection, stable_lstm only).
 Cells (--cell), each with the equations of our C++ cell (lib/nn/cells, lib/nn/attentive.hpp)
-and of PAPERS.md:
+and of docs/papers.md:
   nn.LSTM        torch.nn.LSTM, PyTorch's fused path for a plain LSTM (its fastest; no loop)
   lstm           torch.nn.LSTMCell per step
   momentum_lstm  Nguyen et al. 2020, the official MomentumLSTMCell's structure (x2h and h2h
@@ -20,7 +20,7 @@ and of PAPERS.md:
   rel_lstm       Kerg et al. 2020 relevancy screening: additive attention over the short-term
                  buffer (last nu states) and the relevant set (rho slots), s_t = (h_{t-1} +
                  c_t)/2, the LSTM's gates read s_t instead of h_{t-1}. Batched over B (the
-                 official code loops over examples too, which PAPERS.md lists as a pitfall);
+                 official code loops over examples too, which docs/papers.md lists as a pitfall);
                  the time loop stays in Python.
 Workloads (--task):
   pmnist  x (T, B, 1) uniform pixels, head on the last step, 10 classes (the pMNIST shape)
