@@ -26,8 +26,8 @@ int char_ptb_main(int argc, char** argv) {
         {"hidden", std::to_string(c.model.hidden)},
     };
     train::append(id, train::setup_columns(e.params().size(), c.train, c.optim));
+    train::append(id, train::data_columns(c.data.name, c.data.stand_in, e.corpus().digest));
     train::append(id, {
-        {"data", train::data_label(c.data.name, c.data.stand_in)},
         {"embedding", std::to_string(c.lm.embedding)},
         {"carry_state", c.lm.carry_state ? "true" : "false"},
         {"vocab", std::to_string(e.corpus().vocab.size())},

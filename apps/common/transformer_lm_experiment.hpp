@@ -65,6 +65,8 @@ class TransformerLmExperiment : public train::Experiment {
   int64_t context() const { return context_; }  // the model's longest sequence (T)
   int64_t updates_per_epoch() const { return updates_per_epoch_; }
   double epochs_done() const { return double(cursor_) / double(updates_per_epoch_); }
+  // The data files the app read (set by the app when it loads them).
+  const data::DataDigest& data_digest() const { return data_digest_; }
 
   // Every evaluation pass starts its random draws here (far from any training count).
   static constexpr uint64_t kEvalDraws = uint64_t(1) << 48;
@@ -108,6 +110,7 @@ class TransformerLmExperiment : public train::Experiment {
   void forward(Batch x, bool training, bool with_grad = false);
 
   std::vector<int32_t> ids_, targets_;  // (b, L) row-major
+  data::DataDigest data_digest_;
 
  private:
   double eval_loss(Split s);  // mean loss (nats) per token
@@ -152,7 +155,7 @@ train::RunIdentity lm_run_identity(const Cfg& c, TransformerLmExperiment& e,
       {"hidden", std::to_string(c.model.d_model)},
   };
   train::append(id, train::setup_columns(e.params().size(), c.train, c.optim));
-  id.push_back({"data", train::data_label(c.data.name, c.data.stand_in)});
+  train::append(id, train::data_columns(c.data.name, c.data.stand_in, e.data_digest()));
   train::append(id, after_data);
   const train::RunIdentity arch{
       {"attention", attention},

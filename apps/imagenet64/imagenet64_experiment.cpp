@@ -56,8 +56,11 @@ Imagenet64Experiment::Imagenet64Experiment(const Imagenet64Config& cfg)
     all = data::load_imagenet_train(d.dir, d.image_side,
                                     d.train_images > 0 ? d.train_images + d.valid_images : 0);
     test_ = data::load_imagenet_val(d.dir, d.image_side, d.test_images);
+    data_digest_ = all.digest;
+    data_digest_.merge(test_.digest);
   } else {
     const data::Mnist m = data::load_mnist(d.dir);
+    data_digest_ = m.digest;
     all = data::from_idx(m.train);
     test_ = data::from_idx(m.test);
     if (d.test_images > 0 && d.test_images < test_.count) test_ = test_.slice(0, d.test_images);

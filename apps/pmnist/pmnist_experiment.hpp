@@ -117,6 +117,7 @@ class PmnistExperiment : public train::Experiment {
     double best_test_acc = -1;   // max over validations (-1: not measured)
   };
   const Outcome& outcome() const { return outcome_; }
+  const data::Mnist& mnist() const { return mnist_; }
   int64_t updates_per_epoch() const { return updates_per_epoch_; }
   double epochs_done() const { return double(cursor_) / double(updates_per_epoch_); }
   int64_t n_train() const { return n_train_; }

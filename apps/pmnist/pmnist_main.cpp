@@ -25,8 +25,8 @@ int pmnist_main(int argc, char** argv) {
         {"hidden", std::to_string(c.model.hidden)},
     };
     train::append(id, train::setup_columns(e.params().size(), c.train, c.optim));
+    train::append(id, train::data_columns(c.data.name, c.data.stand_in, e.mnist().digest));
     train::append(id, {
-        {"data", train::data_label(c.data.name, c.data.stand_in)},
         {"permute_seed", c.data.permute ? std::to_string(c.data.permute_seed) : ""},
         {"train_examples", std::to_string(e.n_train())},
         {"valid_examples", std::to_string(e.n_valid())},

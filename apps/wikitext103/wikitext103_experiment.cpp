@@ -60,6 +60,7 @@ Wikitext103Experiment::Wikitext103Experiment(const Wikitext103Config& cfg)
   cc.test_fraction = d.test_fraction;
   cc.min_count = d.min_count;
   corpus_ = data::load_corpus(cc);
+  data_digest_ = corpus_.digest;
   const int64_t B = cfg.train.batch, L = cfg.lm.seq_len;
   train_ = columns(corpus_.train, d.train_tokens, B);
   valid_ = columns(corpus_.valid, d.eval_tokens, d.eval_batch);

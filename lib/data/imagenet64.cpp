@@ -20,6 +20,7 @@ ImageSet ImageSet::slice(int64_t from, int64_t n) const {
   const int64_t p = tokens_per_image();
   s.tokens.assign(tokens.begin() + from * p, tokens.begin() + (from + n) * p);
   if (!labels.empty()) s.labels.assign(labels.begin() + from, labels.begin() + from + n);
+  s.digest = digest;
   return s;
 }
 
@@ -38,6 +39,7 @@ std::string imagenet_file(const std::string& dir, const std::string& stem) {
 }
 
 ImageSet read_imagenet_npz(const std::string& path, int64_t side, int64_t max_images) {
+  const DataDigest digest = check_files({path});
   const NpyArray data = read_npz_member(path, "data");
   const int64_t per = 3 * side * side;
   SB_CHECK(data.descr == "|u1" && data.shape.size() == 2 && data.shape[1] == per,
@@ -58,6 +60,7 @@ ImageSet read_imagenet_npz(const std::string& path, int64_t side, int64_t max_im
   planar_to_interleaved(data.u8(), n, side, 3, s.tokens.data());
   s.labels = labels.as_int64(fmt::format("ImageNet npz '{}' member 'labels'", path));
   s.labels.resize(size_t(n));
+  s.digest = digest;
   return s;
 }
 
@@ -71,6 +74,7 @@ void append(ImageSet& all, const ImageSet& s) {
     all = s;
     return;
   }
+  all.digest.merge(s.digest);
   all.tokens.insert(all.tokens.end(), s.tokens.begin(), s.tokens.end());
   all.labels.insert(all.labels.end(), s.labels.begin(), s.labels.end());
   all.count += s.count;

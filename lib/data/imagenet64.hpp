@@ -25,6 +25,7 @@ struct ImageSet {
   int64_t count = 0, side = 0, channels = 0;
   std::vector<uint8_t> tokens;  // (count, side side channels), the token order above
   std::vector<int64_t> labels;  // (count)
+  DataDigest digest;            // the files read, checked against their SHA256SUMS
 
   int64_t tokens_per_image() const { return side * side * channels; }
   const uint8_t* image(int64_t i) const { return tokens.data() + i * tokens_per_image(); }

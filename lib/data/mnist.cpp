@@ -105,6 +105,8 @@ MnistSet load_split(const std::string& dir, const char* images_name, const char*
 Mnist load_mnist(const std::string& dir) {
   SB_CHECK(core::file_exists(dir), "MNIST directory '{}' does not exist ({})", dir, kFetchHint);
   Mnist m;
+  m.digest = check_files({dir + "/" + kMnistTrainImages, dir + "/" + kMnistTrainLabels,
+                          dir + "/" + kMnistTestImages, dir + "/" + kMnistTestLabels});
   m.train = load_split(dir, kMnistTrainImages, kMnistTrainLabels);
   m.test = load_split(dir, kMnistTestImages, kMnistTestLabels);
   SB_CHECK(m.train.images.rows == m.test.images.rows && m.train.images.cols == m.test.images.cols,

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "data/checksum.hpp"
+
 namespace seqbench::data {
 
 inline constexpr uint32_t kIdxImagesMagic = 0x00000803;
@@ -39,6 +41,7 @@ struct MnistSet {
 
 struct Mnist {
   MnistSet train, test;
+  DataDigest digest;  // the four files, checked against the directory's SHA256SUMS
 };
 
 // The names load_mnist expects inside its directory.
@@ -47,7 +50,8 @@ inline constexpr const char* kMnistTrainLabels = "train-labels-idx1-ubyte";
 inline constexpr const char* kMnistTestImages = "t10k-images-idx3-ubyte";
 inline constexpr const char* kMnistTestLabels = "t10k-labels-idx1-ubyte";
 
-// Reads the four files from dir. Checks, beyond the per-file checks: each split has as
+// Reads the four files from dir, after checking them against dir/SHA256SUMS
+// (data/checksum.hpp). Checks, beyond the per-file checks: each split has as
 // many labels as images, every label is < 10, train and test images have the same size.
 Mnist load_mnist(const std::string& dir);
 

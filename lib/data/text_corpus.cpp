@@ -174,6 +174,8 @@ Corpus load_corpus(const CorpusConfig& cfg) {
     else names = {"train.txt", "valid.txt", "test.txt"};
     SB_CHECK(core::file_exists(cfg.dir), "corpus directory '{}' does not exist ({})", cfg.dir,
              hint_for(cfg.format));
+    corpus.digest = check_files({cfg.dir + "/" + names[0], cfg.dir + "/" + names[1],
+                                 cfg.dir + "/" + names[2]});
     for (size_t s = 0; s < 3; ++s) {
       parts[s].file = cfg.dir + "/" + names[s];
       contents[s] = read_corpus_file(parts[s].file, cfg.format);
@@ -181,6 +183,7 @@ Corpus load_corpus(const CorpusConfig& cfg) {
     }
     corpus.name = base_name(cfg.dir, false);
   } else {
+    corpus.digest = check_files({cfg.path});
     contents[0] = read_corpus_file(cfg.path, cfg.format);
     const std::string_view all = contents[0];
     const auto n = double(all.size());

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "config/field.hpp"
+#include "data/checksum.hpp"
 
 namespace seqbench::data {
 
@@ -82,6 +83,7 @@ struct Corpus {
   Vocab vocab;
   std::vector<int32_t> train, valid, test;  // token ids, the files' order
   std::string name;  // "<dir or file stem>:<format>[-<level>]", e.g. "brown:text-char"
+  DataDigest digest;  // the files read, checked against their SHA256SUMS
 };
 
 // Throws core::UsageError for a bad config (unknown format or level, fractions) and

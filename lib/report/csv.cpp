@@ -1,5 +1,6 @@
 #include "report/csv.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -101,6 +102,37 @@ std::string csv_line(const std::vector<std::string>& fields) {
   return out + "\n";
 }
 
+namespace {
+// A file written by an older seqbench whose columns are a subset of today's: rewritten
+// (atomically) under today's header, the old rows' new columns left empty, so a results
+// directory keeps working after an upgrade that added columns. False (nothing written)
+// when some old column is gone or the old rows do not fit their header.
+bool upgrade_header(const std::string& path, const std::string& text,
+                    const std::vector<std::string>& old_cols,
+                    const std::vector<std::string>& columns) {
+  std::vector<int> from;  // for each new column, its old index or -1
+  for (const auto& c : columns) {
+    int at = -1;
+    for (size_t i = 0; i < old_cols.size(); ++i)
+      if (old_cols[i] == c) at = int(i);
+    from.push_back(at);
+  }
+  for (const auto& c : old_cols)
+    if (std::find(columns.begin(), columns.end(), c) == columns.end()) return false;
+  const std::string whole = text.back() == '\n' ? text : text.substr(0, text.rfind('\n') + 1);
+  const auto records = parse_records(whole, path, 0);
+  std::string out = csv_line(columns);
+  for (size_t r = 1; r < records.size(); ++r) {
+    if (records[r].fields.size() != old_cols.size()) return false;
+    std::vector<std::string> cells;
+    for (int at : from) cells.push_back(at < 0 ? "" : records[r].fields[size_t(at)]);
+    out += csv_line(cells);
+  }
+  core::write_file_atomic(path, out);
+  return true;
+}
+}  // namespace
+
 std::string CsvWriter::cell(double v) { return fmt::format("{}", v); }
 std::string CsvWriter::cell(int64_t v) { return fmt::format("{}", v); }
 
@@ -126,6 +158,8 @@ core::AppendFile CsvWriter::open(const std::string& path, const std::vector<std:
     return core::AppendFile(path);
   }
   auto first = parse_records(text, path, 1);
+  if (!first.empty() && first[0].fields != columns && upgrade_header(path, text, first[0].fields, columns))
+    return core::AppendFile(path);
   if (first.empty() || first[0].fields != columns)
     throw core::Error(fmt::format(
         "{}: header differs from the expected columns: file has [{}], expected [{}] (hint: "

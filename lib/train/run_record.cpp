@@ -34,6 +34,12 @@ std::string data_label(const std::string& name, bool stand_in) {
   return fmt::format("{} ({})", name, stand_in ? "stand-in" : "real");
 }
 
+RunIdentity data_columns(const std::string& name, bool stand_in, const data::DataDigest& digest) {
+  return {{"data", data_label(name, stand_in)},
+          {"data_sha256", digest.sha256()},
+          {"data_verified", digest.verified ? "true" : "false"}};
+}
+
 RunIdentity run_record(const RunFiles& files, const std::string& experiment,
                        const RunIdentity& identity, const Summary& s) {
   RunIdentity r{{"run_id", files.run_id()}, {"experiment", experiment}};

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "data/checksum.hpp"
 #include "train/run_files.hpp"
 #include "train/trainer.hpp"
 
@@ -23,6 +24,10 @@ RunIdentity setup_columns(size_t params, const TrainConfig& train,
 void append(RunIdentity& a, const RunIdentity& b);
 // How runs.csv and the tables name a data set: "<name> (stand-in)" or "<name> (real)".
 std::string data_label(const std::string& name, bool stand_in);
+// The data columns of a run that read files: data (the label above), data_sha256 (the
+// set's checksum, data/checksum.hpp) and data_verified ("true" when every file matched
+// its recorded SHA256SUMS entry, "false" when some file had none).
+RunIdentity data_columns(const std::string& name, bool stand_in, const data::DataDigest& digest);
 
 // The full record: run_id, experiment, the identity columns, then the summary's
 // columns (status, updates, metric, final_metric, best_metric, ...). Column names are

@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <regex>
 
 #include "cli/cli_util.hpp"
+#include "data/checksum.hpp"
 #include "report/csv.hpp"
 #include "train/checkpoint.hpp"
 
@@ -292,4 +294,48 @@ TEST(PmnistReport, PrintsThePaperTableWithRecalledNumbersMarked) {
   const auto missing = run(kFront + " report pmnist nope.csv", dir);
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("nope.csv"), std::string::npos) << missing.err;
+}
+
+TEST(PmnistCli, RecordsTheDataChecksumAndRefusesADamagedFile) {
+  const std::string dir = clitest::fresh_dir("x");
+  const std::string mnist = tiny_mnist(dir);
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  const char* files[] = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                         "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
+  // Without SHA256SUMS: hashed and recorded, not verified.
+  auto r = run(kPmnist + " --config tiny.yaml -q --run-id a", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  // With the checksums recorded, as tools/fetch_data leaves them: verified, same value.
+  std::string sums;
+  for (const char* f : files) sums += data::sha256_file(mnist + "/" + f) + "  " + f + "\n";
+  clitest::write(mnist + "/SHA256SUMS", sums);
+  r = run(kPmnist + " --config tiny.yaml -q --run-id b", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto runs = report::read_csv(dir + "/results/pmnist/runs.csv");
+  ASSERT_EQ(runs.rows.size(), 2u);
+  std::vector<std::string> listing;
+  for (const char* f : files) listing.push_back(data::sha256_file(mnist + "/" + f) + "  " + f + "\n");
+  std::sort(listing.begin(), listing.end(), [](const std::string& a, const std::string& b) {
+    return a.substr(66) < b.substr(66);
+  });
+  std::string joined;
+  for (const auto& l : listing) joined += l;
+  EXPECT_EQ(cell(runs, "data_sha256", 0), data::sha256_hex(joined));
+  EXPECT_EQ(cell(runs, "data_verified", 0), "false");
+  EXPECT_EQ(cell(runs, "data_sha256", 1), cell(runs, "data_sha256", 0));
+  EXPECT_EQ(cell(runs, "data_verified", 1), "true");
+  const std::string summary = clitest::slurp(dir + "/results/pmnist/b/summary.json");
+  EXPECT_NE(summary.find("\"data_sha256\": \"" + data::sha256_hex(joined) + "\""),
+            std::string::npos)
+      << summary;
+  // One flipped byte: a one-line data error naming the file, before anything is written.
+  const std::string img = mnist + "/t10k-labels-idx1-ubyte";
+  std::string bytes = clitest::slurp(img);
+  bytes.back() ^= 1;
+  clitest::write(img, bytes);
+  r = run(kPmnist + " --config tiny.yaml --run-id c", dir);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("t10k-labels-idx1-ubyte' has sha256"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/results/pmnist/c"));
 }
