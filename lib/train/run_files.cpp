@@ -1,5 +1,12 @@
 #include "train/run_files.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "core/check.hpp"
@@ -30,16 +37,21 @@ RunFiles::RunFiles(const std::string& root, const std::string& experiment,
                    const std::string& run_id, const std::string& metric, bool resume,
                    int64_t resume_step)
     : exp_dir_(root + "/" + experiment), dir_(exp_dir_ + "/" + run_id), run_id_(run_id) {
-  if (resume) {
+  if (resume)
     SB_CHECK(core::file_exists(dir_), "cannot resume: run directory '{}' does not exist", dir_);
+  else
+    core::make_dirs(dir_);
+  // The lock comes before any look at the directory's contents, so that two processes
+  // started with the same run id cannot both pass the checks below.
+  lock_directory();
+  if (resume) {
     drop_rows_after(path("metrics.csv"), resume_step);
     drop_rows_after(path("gradnorm.csv"), resume_step);
-  } else {
-    SB_CHECK(!core::file_exists(dir_ + "/config.yaml"),
-             "run directory '{}' already holds a run (hint: choose another --run-id, or add "
-             "--resume to continue it)",
-             dir_);
-    core::make_dirs(dir_);
+  } else if (core::file_exists(dir_ + "/config.yaml")) {
+    throw core::UsageError(fmt::format(
+        "run directory '{}' already holds a run (hint: choose another --run-id, or add "
+        "--resume to continue it)",
+        dir_));
   }
   std::vector<std::string> mc = metrics_columns_prefix();
   for (const char* c : {"", "lr", "grad_norm", "elapsed_s"}) mc.push_back(*c ? c : metric);
@@ -47,6 +59,37 @@ RunFiles::RunFiles(const std::string& root, const std::string& experiment,
   metrics_ = std::make_unique<report::CsvWriter>(path("metrics.csv"), mc, mode);
   gradnorm_ = std::make_unique<report::CsvWriter>(path("gradnorm.csv"), gradnorm_columns(), mode);
   log_ = std::make_unique<core::AppendFile>(path("log.txt"));
+}
+
+RunFiles::Fd::~Fd() {
+  if (fd >= 0) ::close(fd);
+}
+
+void RunFiles::lock_directory() {
+  const std::string lock = path(".lock");
+  lock_.fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_.fd < 0)
+    throw core::Error(fmt::format("cannot open '{}': {}", lock, std::strerror(errno)));
+  if (::flock(lock_.fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    char buf[32] = {};
+    const ssize_t n = ::pread(lock_.fd, buf, sizeof buf - 1, 0);
+    const std::string holder = n > 0 ? std::string(buf, size_t(n)) : std::string("?");
+    ::close(lock_.fd);
+    lock_.fd = -1;
+    if (err == EWOULDBLOCK)
+      throw core::UsageError(fmt::format(
+          "run directory '{}' is in use by another seqbench process (pid {}) (hint: wait for "
+          "it to finish, or choose another --run-id)",
+          dir_, holder));
+    throw core::Error(fmt::format("cannot lock '{}': {}", lock, std::strerror(err)));
+  }
+  // The holder's pid, for the message above (best effort).
+  const std::string pid = std::to_string(::getpid());
+  if (::ftruncate(lock_.fd, 0) == 0) {
+    const ssize_t written = ::pwrite(lock_.fd, pid.data(), pid.size(), 0);
+    (void)written;
+  }
 }
 
 void RunFiles::write_config(const std::string& yaml) {

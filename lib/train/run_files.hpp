@@ -29,6 +29,8 @@ class RunFiles {
   // a crash) are dropped so the resumed run does not repeat them.
   RunFiles(const std::string& root, const std::string& experiment, const std::string& run_id,
            const std::string& metric, bool resume, int64_t resume_step);
+  // Holds an exclusive lock on the directory (flock on <dir>/.lock) from construction
+  // to destruction: a second process with the same run id fails with a UsageError.
 
   const std::string& dir() const { return dir_; }
   const std::string& experiment_dir() const { return exp_dir_; }
@@ -46,7 +48,20 @@ class RunFiles {
   static const std::vector<std::string>& gradnorm_columns();
 
  private:
+  void lock_directory();
+
+  // The lock's descriptor, closed (and so released) with the object, also when the
+  // constructor throws after taking it.
+  struct Fd {
+    int fd = -1;
+    Fd() = default;
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd();
+  };
+
   std::string exp_dir_, dir_, run_id_;
+  Fd lock_;
   std::unique_ptr<report::CsvWriter> metrics_, gradnorm_;
   std::unique_ptr<core::AppendFile> log_;
 };
