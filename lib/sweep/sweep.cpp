@@ -1,0 +1,344 @@
+#include "sweep/sweep.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "config/yaml_config.hpp"
+#include "core/check.hpp"
+#include "core/fs.hpp"
+
+namespace seqbench::sweep {
+
+namespace fs = std::filesystem;
+using config::detail::Source;
+using config::detail::Where;
+
+namespace {
+
+// A list of scalars, or one scalar as a list of one.
+std::vector<std::string> scalars(const YAML::Node& node, const Source& src, const std::string& key) {
+  std::vector<std::string> out;
+  if (node.IsScalar()) {
+    out.push_back(node.Scalar());
+  } else if (node.IsSequence()) {
+    for (const auto& item : node) {
+      if (!item.IsScalar())
+        config::detail::fail(src, item.Mark(), fmt::format("{}: expected a list of values", key));
+      out.push_back(item.Scalar());
+    }
+  } else {
+    config::detail::fail(src, node.Mark(), fmt::format("{}: expected a value or a list", key));
+  }
+  return out;
+}
+
+// Dotted config keys as written in a sweep: "task.T", the same paths as --set.
+void check_config_key(const std::string& key, const YAML::Node& at, const Source& src) {
+  static const std::regex ok(R"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)");
+  if (!std::regex_match(key, ok))
+    config::detail::fail(src, at.Mark(),
+                         fmt::format("'{}' is not a config key (expected a dotted path such as "
+                                     "task.T, the same as --set)",
+                                     key));
+}
+
+// As written from the current directory, else from the sweep file's directory or the
+// nearest directory above it that has it (so configs/sweeps/x.yaml may name
+// configs/copy/y.yaml as seen from the repository's root, wherever it is run from).
+std::string find_config(const std::string& path, const std::string& spec_path) {
+  if (core::file_exists(path)) return path;
+  if (fs::path(path).is_absolute()) return {};
+  for (fs::path dir = fs::absolute(spec_path).parent_path();; dir = dir.parent_path()) {
+    if (core::file_exists((dir / path).string())) return (dir / path).lexically_normal().string();
+    if (dir == dir.parent_path()) return {};
+  }
+}
+
+std::string id_part(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' || c == '-')
+               ? c
+               : '_';
+  return out;
+}
+
+bool lock_held(const std::string& lock) {
+  const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  return held;
+}
+
+std::string json_string(const std::string& json, const std::string& key) {
+  const std::regex re("\"" + key + "\": \"([^\"]*)\"");
+  std::smatch m;
+  return std::regex_search(json, m, re) ? m[1].str() : std::string();
+}
+
+std::string json_number(const std::string& json, const std::string& key) {
+  const std::regex re("\"" + key + "\": ([-0-9.eE+]+|null)");
+  std::smatch m;
+  return std::regex_search(json, m, re) ? m[1].str() : std::string();
+}
+
+std::string last_line(const std::string& path) {
+  if (!core::file_exists(path)) return {};
+  std::string text;
+  try {
+    text = core::read_file(path);
+  } catch (const core::Error&) {
+    return {};
+  }
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  const size_t at = text.rfind('\n');
+  return at == std::string::npos ? text : text.substr(at + 1);
+}
+
+}  // namespace
+
+Spec load_spec(const std::string& path, const std::vector<std::string>& experiments) {
+  Source src{path, true, {}};
+  const YAML::Node root = config::detail::load_text(config::detail::read_config_file(path), path);
+  if (!root.IsMap())
+    config::detail::fail(src, root.Mark(),
+                         "a sweep file is a map with experiment, configs, grid, seeds, ...");
+  static const std::vector<std::string> kKeys{"experiment", "configs", "set",  "grid", "seeds",
+                                              "out",        "threads", "jobs", "slurm"};
+  config::detail::check_keys(root, kKeys, "", src);
+  Spec s;
+  s.path = path;
+  s.name = fs::path(path).stem().string();
+  const auto where = [&](const YAML::Node& n, const std::string& key) {
+    return Where{&src, n.Mark(), key};
+  };
+
+  const YAML::Node exp = root["experiment"];
+  if (!exp) config::detail::fail(src, root.Mark(), "experiment: missing (e.g. experiment: copy)");
+  s.experiment = config::detail::decode_string(exp, where(exp, "experiment"));
+  if (std::find(experiments.begin(), experiments.end(), s.experiment) == experiments.end())
+    config::detail::fail(src, exp.Mark(),
+                         fmt::format("experiment: '{}' is not one that sweeps run (have: {})",
+                                     s.experiment, fmt::join(experiments, ", ")));
+
+  const YAML::Node cfgs = root["configs"];
+  if (!cfgs) config::detail::fail(src, root.Mark(), "configs: missing (one or more config files)");
+  for (const auto& c : scalars(cfgs, src, "configs")) {
+    const std::string found = find_config(c, path);
+    if (found.empty())
+      config::detail::fail(src, cfgs.Mark(),
+                           fmt::format("configs: no file '{}' (relative to the current directory "
+                                       "or to the sweep file)",
+                                       c));
+    s.configs.push_back(found);
+  }
+  if (s.configs.empty()) config::detail::fail(src, cfgs.Mark(), "configs: the list is empty");
+
+  if (const YAML::Node set = root["set"]) {
+    if (!set.IsMap()) config::detail::fail(src, set.Mark(), "set: expected a map of key: value");
+    for (const auto& kv : set) {
+      const std::string key = kv.first.Scalar();
+      check_config_key(key, kv.first, src);
+      if (!kv.second.IsScalar())
+        config::detail::fail(src, kv.second.Mark(), fmt::format("set.{}: expected one value", key));
+      s.set.emplace_back(key, kv.second.Scalar());
+    }
+  }
+  if (const YAML::Node grid = root["grid"]) {
+    if (!grid.IsMap())
+      config::detail::fail(src, grid.Mark(), "grid: expected a map of key: [values]");
+    for (const auto& kv : grid) {
+      const std::string key = kv.first.Scalar();
+      check_config_key(key, kv.first, src);
+      auto values = scalars(kv.second, src, "grid." + key);
+      if (values.empty())
+        config::detail::fail(src, kv.second.Mark(), fmt::format("grid.{}: no values", key));
+      s.grid.emplace_back(key, std::move(values));
+    }
+  }
+  if (const YAML::Node seeds = root["seeds"]) {
+    s.seeds.clear();
+    if (seeds.IsScalar()) {
+      s.seeds.push_back(config::detail::decode_unsigned(seeds, where(seeds, "seeds"),
+                                                        std::numeric_limits<uint64_t>::max()));
+    } else if (seeds.IsSequence()) {
+      for (const auto& x : seeds)
+        s.seeds.push_back(config::detail::decode_unsigned(x, where(x, "seeds"),
+                                                          std::numeric_limits<uint64_t>::max()));
+    } else {
+      config::detail::fail(src, seeds.Mark(), "seeds: expected a list of seeds, e.g. [1, 2, 3]");
+    }
+    if (s.seeds.empty()) config::detail::fail(src, seeds.Mark(), "seeds: the list is empty");
+    if (std::set<uint64_t>(s.seeds.begin(), s.seeds.end()).size() != s.seeds.size())
+      config::detail::fail(src, seeds.Mark(), "seeds: a seed is listed twice");
+  }
+  if (const YAML::Node out = root["out"]) s.out = config::detail::decode_string(out, where(out, "out"));
+  if (s.out.empty()) s.out = "results/sweeps/" + s.name;
+  if (const YAML::Node t = root["threads"])
+    s.threads = config::detail::decode_signed(t, where(t, "threads"), 1, 4096);
+  if (const YAML::Node j = root["jobs"]) s.jobs = config::detail::decode_signed(j, where(j, "jobs"), 1, 4096);
+  if (const YAML::Node sl = root["slurm"]) {
+    if (!sl.IsMap()) config::detail::fail(src, sl.Mark(), "slurm: expected a map");
+    config::detail::check_keys(sl, {"partition", "time", "mem", "cpus_per_task", "extra"}, "slurm",
+                               src);
+    if (sl["partition"]) s.slurm.partition = sl["partition"].Scalar();
+    if (sl["time"]) s.slurm.time = sl["time"].Scalar();
+    if (sl["mem"]) s.slurm.mem = sl["mem"].Scalar();
+    if (sl["cpus_per_task"])
+      s.slurm.cpus_per_task = config::detail::decode_signed(
+          sl["cpus_per_task"], where(sl["cpus_per_task"], "slurm.cpus_per_task"), 1, 4096);
+    if (sl["extra"]) s.slurm.extra = scalars(sl["extra"], src, "slurm.extra");
+  }
+  return s;
+}
+
+std::vector<Run> expand(const Spec& spec) {
+  // Grid points, last key fastest.
+  std::vector<std::vector<std::pair<std::string, std::string>>> points{{}};
+  for (const auto& [key, values] : spec.grid) {
+    std::vector<std::vector<std::pair<std::string, std::string>>> next;
+    for (const auto& p : points)
+      for (const auto& v : values) {
+        auto q = p;
+        q.emplace_back(key, v);
+        next.push_back(std::move(q));
+      }
+    points = std::move(next);
+  }
+  // The id names a grid key by its last part unless two keys share it.
+  std::map<std::string, int> last_parts;
+  const auto last_of = [](const std::string& k) {
+    const size_t dot = k.rfind('.');
+    return dot == std::string::npos ? k : k.substr(dot + 1);
+  };
+  for (const auto& g : spec.grid) ++last_parts[last_of(g.first)];
+
+  std::vector<Run> runs;
+  std::map<std::string, std::string> seen;  // id -> what made it
+  for (const auto& cfg : spec.configs)
+    for (const auto& p : points)
+      for (uint64_t seed : spec.seeds) {
+        Run r;
+        r.index = runs.size();
+        r.config = cfg;
+        r.seed = seed;
+        r.sets = spec.set;
+        r.id = id_part(fs::path(cfg).stem().string());
+        std::string what = cfg;
+        for (const auto& [k, v] : p) {
+          r.sets.emplace_back(k, v);
+          const std::string name = last_parts[last_of(k)] > 1 ? k : last_of(k);
+          r.id += "-" + id_part(name + v);
+          what += " " + k + "=" + v;
+        }
+        r.id += "-s" + std::to_string(seed);
+        what += fmt::format(" seed {}", seed);
+        const auto [it, fresh] = seen.emplace(r.id, what);
+        if (!fresh)
+          throw core::UsageError(fmt::format(
+              "{}: two runs would get the id '{}' ({} and {}) (hint: give the configs "
+              "different file names)",
+              spec.path, r.id, it->second, what));
+        runs.push_back(std::move(r));
+      }
+  return runs;
+}
+
+std::vector<std::string> run_arguments(const Spec& spec, const Run& run, int64_t threads,
+                                       bool resume) {
+  std::vector<std::string> a{spec.experiment, "--config", run.config};
+  for (const auto& [k, v] : run.sets) {
+    a.push_back("--set");
+    a.push_back(k + "=" + v);
+  }
+  for (const std::string& x : {std::string("--seed"), std::to_string(run.seed),
+                               std::string("--out"), spec.out, std::string("--run-id"), run.id,
+                               std::string("--threads"), std::to_string(threads),
+                               std::string("-q")})
+    a.push_back(x);
+  if (resume) a.push_back("--resume");
+  return a;
+}
+
+const char* state_name(State s) {
+  switch (s) {
+    case State::kPending: return "pending";
+    case State::kRunning: return "running";
+    case State::kInterrupted: return "interrupted";
+    case State::kDone: return "done";
+    case State::kFailed: return "failed";
+  }
+  return "?";
+}
+
+std::string bookkeeping_dir(const Spec& spec) { return spec.out + "/.sweep"; }
+std::string log_path(const Spec& spec, const Run& run) {
+  return bookkeeping_dir(spec) + "/logs/" + run.id + ".log";
+}
+std::string exit_path(const Spec& spec, const Run& run) {
+  return bookkeeping_dir(spec) + "/logs/" + run.id + ".exit";
+}
+std::string run_dir(const Spec& spec, const Run& run) {
+  return spec.out + "/" + spec.experiment + "/" + run.id;
+}
+
+RunStatus run_status(const Spec& spec, const Run& run) {
+  RunStatus st;
+  const std::string dir = run_dir(spec, run);
+  st.has_checkpoint = core::file_exists(dir + "/checkpoint.sbck");
+  if (lock_held(dir + "/.lock")) {
+    st.state = State::kRunning;
+    return st;
+  }
+  if (core::file_exists(dir + "/summary.json")) {
+    std::string json;
+    try {
+      json = core::read_file(dir + "/summary.json");
+    } catch (const core::Error&) {
+    }
+    const std::string status = json_string(json, "status");
+    if (status == "finished" || status == "target_reached" || status == "early_stopped") {
+      st.state = State::kDone;
+      st.detail = fmt::format("{}, {} {}", status, json_string(json, "metric"),
+                              json_number(json, "final_metric"));
+      return st;
+    }
+    if (status == "interrupted") {
+      st.state = State::kInterrupted;
+      st.detail = "interrupted; continues with --resume";
+      return st;
+    }
+    st.state = State::kFailed;
+    st.detail = status.empty() ? "unreadable summary.json"
+                               : fmt::format("{}: {}", status, json_string(json, "message"));
+    return st;
+  }
+  const std::string exit_file = exit_path(spec, run);
+  if (core::file_exists(exit_file)) {
+    const std::string code = last_line(exit_file);
+    if (code != "0" && code != "130" && code != "143") {
+      st.state = State::kFailed;
+      st.detail = fmt::format("exit {}: {}", code, last_line(log_path(spec, run)));
+      return st;
+    }
+  }
+  if (st.has_checkpoint) {
+    st.state = State::kInterrupted;
+    st.detail = "stopped without a summary; continues from its checkpoint";
+  }
+  return st;
+}
+
+}  // namespace seqbench::sweep

@@ -1,0 +1,84 @@
+// Sweeps: one YAML file that names an experiment, base configs, a grid of overrides and
+// seeds, expanded into runs with stable, readable ids, all under one sweep directory.
+// This file holds what does not depend on how runs are executed: reading the spec, the
+// expansion, and the state of each run as its files show it. Execution (local processes
+// or a Slurm job array) is apps/seqbench/sweep_main.cpp. Format: docs/sweeps.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace seqbench::sweep {
+
+struct SlurmOptions {
+  std::string partition, time, mem;  // empty: the cluster's defaults
+  int64_t cpus_per_task = 1;
+  std::vector<std::string> extra;  // more #SBATCH lines, e.g. "--account=lab"
+};
+
+struct Spec {
+  std::string path;        // the spec file
+  std::string name;        // its stem: the default directory name
+  std::string experiment;  // copy, pmnist, ...
+  std::vector<std::string> configs;  // base configs (paths as written, resolved below)
+  std::vector<std::pair<std::string, std::string>> set;                // every run
+  std::vector<std::pair<std::string, std::vector<std::string>>> grid;  // cartesian product
+  std::vector<uint64_t> seeds{1};
+  std::string out;       // the sweep directory; default results/sweeps/<name>
+  int64_t threads = 0;   // per run; 0: the backend decides (cores / jobs, or cpus_per_task)
+  int64_t jobs = 0;      // local runs at once; 0: one per core
+  SlurmOptions slurm;
+};
+
+// Reads and checks a spec. Throws core::UsageError naming file, line and key (unknown
+// keys get "did you mean"), for an experiment not in `experiments`, a missing config file,
+// an empty grid axis or seed list. Config paths are taken relative to the current
+// directory, else to the spec's directory or the nearest one above it that has them.
+Spec load_spec(const std::string& path, const std::vector<std::string>& experiments);
+
+struct Run {
+  size_t index = 0;     // position in the expansion: the Slurm array index
+  std::string id;       // e.g. "lstm_small-T100-s1"
+  std::string config;   // the base config
+  std::vector<std::pair<std::string, std::string>> sets;  // spec.set then the grid point
+  uint64_t seed = 1;
+};
+
+// configs x grid (in the order written, last key fastest) x seeds. Ids are
+// "<config stem>[-<key><value>...]-s<seed>", key being the last part of the grid key
+// ("task.T" -> "T"); characters outside [A-Za-z0-9._+-] become '_'. Two runs with the
+// same id are a UsageError naming both.
+std::vector<Run> expand(const Spec& spec);
+
+// The arguments of the experiment's command line for a run (after the program name):
+// <experiment> --config C --set k=v ... --seed S --out OUT --run-id ID --threads N -q
+// [--resume].
+std::vector<std::string> run_arguments(const Spec& spec, const Run& run, int64_t threads,
+                                       bool resume);
+
+enum class State { kPending, kRunning, kInterrupted, kDone, kFailed };
+const char* state_name(State s);
+
+struct RunStatus {
+  State state = State::kPending;
+  std::string detail;  // done: status and final metric; failed: the last log line
+  bool has_checkpoint = false;
+};
+
+// Where a sweep keeps its own files: <out>/.sweep/ (logs/<id>.log, logs/<id>.exit,
+// slurm/ scripts and job ids).
+std::string bookkeeping_dir(const Spec& spec);
+std::string log_path(const Spec& spec, const Run& run);
+std::string exit_path(const Spec& spec, const Run& run);
+std::string run_dir(const Spec& spec, const Run& run);
+
+// What the files say about a run: summary.json (finished / target_reached /
+// early_stopped: done; diverged / failed: failed; interrupted: interrupted), the run
+// directory's lock (held: running), the sweep's exit file (non-zero without a summary:
+// failed, e.g. a config mistake), a checkpoint without a summary (a killed process:
+// interrupted), else pending.
+RunStatus run_status(const Spec& spec, const Run& run);
+
+}  // namespace seqbench::sweep

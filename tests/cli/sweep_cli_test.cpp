@@ -1,0 +1,144 @@
+// End-to-end tests of `seqbench sweep`: a local sweep and its merged table, re-running,
+// Ctrl-C and continuing, a failing run, the run-directory lock, and the same sweep on a
+// real one-machine Slurm cluster (tools/slurm_local) giving the same numbers.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "cli/cli_util.hpp"
+#include "report/csv.hpp"
+
+using namespace seqbench;
+using clitest::run;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kFront = SEQBENCH_FRONT_BIN;
+const std::string kSource = SEQBENCH_SOURCE_DIR;
+
+// 2 models x 2 seeds, a few seconds in all.
+std::string tiny_spec(const std::string& dir, const std::string& name, int steps = 20) {
+  const std::string path = dir + "/" + name + ".yaml";
+  clitest::write(path, "experiment: copy\n"
+                       "configs: [" + kSource + "/configs/copy/lstm_small.yaml, " + kSource +
+                           "/configs/copy/rnn.yaml]\n"
+                       "set: {train.steps: " + std::to_string(steps) +
+                           ", train.eval_every: 10, task.T: 5, model.hidden: 8, train.target: 2}\n"
+                       "seeds: [1, 2]\n"
+                       "threads: 1\n"
+                       "out: " + dir + "/" + name + "\n");
+  return path;
+}
+
+// run_id -> final_metric of a merged runs.csv.
+std::map<std::string, std::string> finals(const std::string& runs_csv) {
+  const auto t = report::read_csv(runs_csv);
+  std::map<std::string, std::string> out;
+  for (size_t r = 0; r < t.rows.size(); ++r)
+    out[t.rows[r][size_t(t.col("run_id"))]] = t.rows[r][size_t(t.col("final_metric"))] + " " +
+                                              t.rows[r][size_t(t.col("final_loss"))];
+  return out;
+}
+
+}  // namespace
+
+TEST(SweepCli, LocalSweepMergesItsRunsAndARerunSkipsFinishedOnes) {
+  const std::string dir = clitest::fresh_dir("x");
+  const std::string spec = tiny_spec(dir, "s");
+  auto r = run(kFront + " sweep " + spec + " --dry-run", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("lstm_small-s1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("4 run(s)"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir + "/s"));  // a dry run writes nothing
+
+  r = run(kFront + " sweep " + spec + " --jobs 2", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto first = finals(dir + "/s/copy/runs.csv");
+  ASSERT_EQ(first.size(), 4u);
+  for (const char* id : {"lstm_small-s1", "lstm_small-s2", "rnn-s1", "rnn-s2"})
+    EXPECT_EQ(first.count(id), 1u) << id;
+  r = run(kFront + " sweep status " + spec, dir);
+  EXPECT_NE(r.out.find("4 run(s): 4 done, 0 running, 0 interrupted, 0 failed, 0 pending"),
+            std::string::npos)
+      << r.out;
+  // Again: nothing runs, the table keeps one row per run.
+  r = run(kFront + " sweep " + spec, dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("started 0 run(s)"), std::string::npos) << r.err;
+  EXPECT_EQ(report::read_csv(dir + "/s/copy/runs.csv").rows.size(), 4u);
+}
+
+TEST(SweepCli, CtrlCCheckpointsAndTheSameCommandContinuesToTheSameNumbers) {
+  const std::string dir = clitest::fresh_dir("x");
+  const std::string whole = tiny_spec(dir, "whole", 600);
+  ASSERT_EQ(run(kFront + " sweep " + whole + " -q", dir).code, 0);
+  const std::string cut = tiny_spec(dir, "cut", 600);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl(SEQBENCH_FRONT_BIN, SEQBENCH_FRONT_BIN, "sweep", cut.c_str(), "-q", "--jobs", "2",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Interrupt once both first runs have started (their directories are locked).
+  for (int i = 0; i < 200 && !fs::exists(dir + "/cut/copy/lstm_small-s2/config.yaml"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  const int code = WEXITSTATUS(status);
+  if (code == 130) {
+    const auto st = run(kFront + " sweep status " + cut, dir);
+    EXPECT_NE(st.out.find("interrupted"), std::string::npos) << st.out;
+  } else {
+    EXPECT_EQ(code, 0) << "the sweep ended before the signal could interrupt it";
+  }
+  ASSERT_EQ(run(kFront + " sweep " + cut + " -q", dir).code, 0);
+  EXPECT_EQ(finals(dir + "/cut/copy/runs.csv"), finals(dir + "/whole/copy/runs.csv"));
+}
+
+TEST(SweepCli, AFailedRunIsReportedWithItsLastLogLineAndRetriedOnlyWhenAsked) {
+  const std::string dir = clitest::fresh_dir("x");
+  const std::string spec = dir + "/bad.yaml";
+  clitest::write(spec, "experiment: copy\nconfigs: [" + kSource +
+                           "/configs/copy/lstm_small.yaml]\nset: {train.stepz: 3}\n");
+  auto r = run(kFront + " sweep " + spec + " -q", dir);
+  EXPECT_EQ(r.code, 1) << r.err;
+  r = run(kFront + " sweep status " + spec, dir);
+  EXPECT_NE(r.out.find("failed       exit 2: seqbench copy: error: --set train.stepz=3: unknown key"),
+            std::string::npos)
+      << r.out;
+  r = run(kFront + " sweep " + spec, dir);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("1 failed run not retried (--retry-failed"), std::string::npos) << r.err;
+}
+
+TEST(SweepCli, TwoProcessesNeverWriteOneRunDirectory) {
+  const std::string dir = clitest::fresh_dir("x");
+  const std::string cfg = kSource + "/configs/copy/lstm_small.yaml";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::chdir(dir.c_str()) != 0) ::_exit(126);
+    ::execl(SEQBENCH_FRONT_BIN, SEQBENCH_FRONT_BIN, "copy", "--config", cfg.c_str(), "--set",
+            "train.steps=100000", "--set", "train.target=2", "--out", "res", "--run-id", "same",
+            "-q", "--threads", "1", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  for (int i = 0; i < 500 && !fs::exists(dir + "/res/copy/same/config.yaml"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const auto second = run(kFront + " copy --config " + cfg + " --out res --run-id same -q", dir);
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_EQ(second.code, 2) << second.err;
+  EXPECT_NE(second.err.find("is in use by another seqbench process (pid " + std::to_string(pid) + ")"),
+            std::string::npos)
+      << second.err;
+}

@@ -1,0 +1,141 @@
+#include "sweep/sweep.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/check.hpp"
+#include "core/fs.hpp"
+#include "test_util.hpp"
+
+#include <filesystem>
+
+using namespace seqbench;
+using testutil::message_of;
+using testutil::TempDir;
+
+namespace {
+
+const std::vector<std::string> kExps{"copy", "pmnist"};
+
+std::string write_spec(const TempDir& dir, const std::string& body) {
+  core::write_file_atomic(dir / "a.yaml", "task: {T: 5}\n");
+  core::write_file_atomic(dir / "b.yaml", "task: {T: 5}\n");
+  core::write_file_atomic(dir / "spec.yaml", body);
+  return dir / "spec.yaml";
+}
+
+}  // namespace
+
+TEST(Sweep, ExpandsConfigsGridAndSeedsWithReadableIds) {
+  TempDir dir;
+  // Config paths relative to the spec's directory are found there.
+  const auto spec = sweep::load_spec(write_spec(dir, R"(experiment: copy
+configs: [a.yaml, b.yaml]
+set: {train.steps: 10}
+grid: {task.T: [10, 20], optim.lr: [0.01]}
+seeds: [1, 2]
+)"),
+                                     kExps);
+  EXPECT_EQ(spec.out, "results/sweeps/spec");
+  const auto runs = sweep::expand(spec);
+  ASSERT_EQ(runs.size(), 2u * 2u * 1u * 2u);
+  EXPECT_EQ(runs[0].id, "a-T10-lr0.01-s1");
+  EXPECT_EQ(runs[1].id, "a-T10-lr0.01-s2");
+  EXPECT_EQ(runs[2].id, "a-T20-lr0.01-s1");
+  EXPECT_EQ(runs[7].id, "b-T20-lr0.01-s2");
+  for (size_t i = 0; i < runs.size(); ++i) EXPECT_EQ(runs[i].index, i);
+  // spec.set first, then the grid point, so the grid wins on the command line.
+  const auto args = sweep::run_arguments(spec, runs[2], 3, false);
+  const std::vector<std::string> want{"copy", "--config", dir / "a.yaml", "--set",
+                                      "train.steps=10", "--set", "task.T=20", "--set",
+                                      "optim.lr=0.01", "--seed", "1", "--out",
+                                      "results/sweeps/spec", "--run-id", "a-T20-lr0.01-s1",
+                                      "--threads", "3", "-q"};
+  EXPECT_EQ(args, want);
+  EXPECT_EQ(sweep::run_arguments(spec, runs[2], 3, true).back(), "--resume");
+}
+
+TEST(Sweep, SharedLastKeyPartsUseTheWholeKeyAndOddCharactersAreReplaced) {
+  TempDir dir;
+  const auto spec = sweep::load_spec(write_spec(dir, R"(experiment: copy
+configs: [a.yaml]
+grid: {model.init: ["x/y"], optim.init: [z]}
+)"),
+                                     kExps);
+  const auto runs = sweep::expand(spec);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].id, "a-model.initx_y-optim.initz-s1");
+}
+
+TEST(Sweep, SpecMistakesNameFileLineAndKey) {
+  TempDir dir;
+  const auto msg = [&](const std::string& body) {
+    return message_of([&] { sweep::load_spec(write_spec(dir, body), kExps); });
+  };
+  EXPECT_NE(msg("experiment: copy\nconfig: [a.yaml]\n").find("spec.yaml:2: unknown key 'config' (did you mean 'configs'?)"),
+            std::string::npos);
+  EXPECT_NE(msg("experiment: cpy\nconfigs: [a.yaml]\n").find("'cpy' is not one that sweeps run (have: copy, pmnist)"),
+            std::string::npos);
+  EXPECT_NE(msg("experiment: copy\nconfigs: [nope_sweep_test.yaml]\n").find("configs: no file 'nope_sweep_test.yaml'"),
+            std::string::npos);
+  EXPECT_NE(msg("experiment: copy\nconfigs: [a.yaml]\ngrid: {task.T: []}\n").find("grid.task.T: no values"),
+            std::string::npos);
+  EXPECT_NE(msg("experiment: copy\nconfigs: [a.yaml]\nseeds: [1, 1]\n").find("listed twice"),
+            std::string::npos);
+  EXPECT_NE(msg("experiment: copy\nconfigs: [a.yaml]\nset: {'a b': 1}\n").find("is not a config key"),
+            std::string::npos);
+  EXPECT_NE(msg("experiment: copy\nconfigs: [a.yaml]\nslurm: {partitoin: x}\n").find("did you mean 'slurm.partition'"),
+            std::string::npos)
+      << msg("experiment: copy\nconfigs: [a.yaml]\nslurm: {partitoin: x}\n");
+  // Two configs with one stem would share ids.
+  core::make_dirs(dir / "sub");
+  core::write_file_atomic(dir / "sub/a.yaml", "{}\n");
+  const auto spec = sweep::load_spec(write_spec(dir, "experiment: copy\nconfigs: [a.yaml, sub/a.yaml]\n"), kExps);
+  EXPECT_NE(message_of([&] { sweep::expand(spec); }).find("two runs would get the id 'a-s1'"),
+            std::string::npos);
+}
+
+TEST(Sweep, StatusReadsTheRunsFiles) {
+  TempDir dir;
+  auto spec = sweep::load_spec(write_spec(dir, "experiment: copy\nconfigs: [a.yaml]\n"), kExps);
+  spec.out = dir / "out";
+  const auto run = sweep::expand(spec).at(0);
+  EXPECT_EQ(sweep::run_status(spec, run).state, sweep::State::kPending);
+  const std::string rd = sweep::run_dir(spec, run);
+  core::make_dirs(rd);
+  core::write_file_atomic(rd + "/checkpoint.sbck", "x");
+  EXPECT_EQ(sweep::run_status(spec, run).state, sweep::State::kInterrupted);
+  core::write_file_atomic(rd + "/summary.json", "{\n  \"status\": \"diverged\",\n  \"message\": \"NaN loss\"\n}\n");
+  auto st = sweep::run_status(spec, run);
+  EXPECT_EQ(st.state, sweep::State::kFailed);
+  EXPECT_EQ(st.detail, "diverged: NaN loss");
+  core::write_file_atomic(rd + "/summary.json",
+                          "{\n  \"status\": \"finished\",\n  \"metric\": \"acc\",\n  \"final_metric\": 0.5\n}\n");
+  st = sweep::run_status(spec, run);
+  EXPECT_EQ(st.state, sweep::State::kDone);
+  EXPECT_EQ(st.detail, "finished, acc 0.5");
+  // A config mistake leaves no summary, only the sweep's exit file and log.
+  std::filesystem::remove_all(rd);
+  core::make_dirs(sweep::bookkeeping_dir(spec) + "/logs");
+  core::write_file_atomic(sweep::exit_path(spec, run), "2\n");
+  core::write_file_atomic(sweep::log_path(spec, run), "# cmd\nerror: unknown key\n");
+  st = sweep::run_status(spec, run);
+  EXPECT_EQ(st.state, sweep::State::kFailed);
+  EXPECT_EQ(st.detail, "exit 2: error: unknown key");
+}
+
+TEST(Sweep, EveryCommittedSweepFileLoadsAndExpands) {
+  int n = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(
+           std::string(SEQBENCH_SOURCE_DIR) + "/configs")) {
+    if (e.path().extension() != ".yaml") continue;
+    const std::string text = core::read_file(e.path().string());
+    if (text.find("\nexperiment:") == std::string::npos && text.rfind("experiment:", 0) != 0) continue;
+    const auto spec = sweep::load_spec(e.path().string(),
+                                       {"copy", "pmnist", "char_ptb", "wikitext103", "imagenet64", "minigrid"});
+    EXPECT_FALSE(sweep::expand(spec).empty()) << e.path();
+    ++n;
+  }
+  EXPECT_GE(n, 1);
+}
