@@ -21,6 +21,7 @@
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "report/compare.hpp"
+#include "report/run_configs.hpp"
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
 #include "report/plots.hpp"
@@ -231,13 +232,19 @@ int compare_main(int argc, char** argv) {
         ->type_name("md|csv");
     app.add_option("--out", out, "write the table to FILE (atomically) instead of stdout")
         ->type_name("FILE");
-    app.add_option("--by", by, "the runs.csv column that groups runs into rows (default label)")
-        ->type_name("COLUMN");
+    auto* by_opt =
+        app.add_option("--by", by,
+                       "the runs.csv column that groups runs into rows, averaging over any "
+                       "other difference (default: label, split by config)")
+            ->type_name("COLUMN");
     if (!config::parse_cli(app, argc, argv)) return static_cast<int>(core::kExitOk);
 
     report::CompareOptions opts;
     opts.by = by;
-    const report::CompareTable table = report::compare_runs(report::read_csv(runs_csv), opts);
+    opts.average_over_configs = by_opt->count() > 0;
+    const report::CsvTable runs = report::read_csv(runs_csv);
+    const report::CompareTable table =
+        report::compare_runs(runs, opts, report::read_run_configs(runs));
     const std::string text =
         format == "csv" ? report::compare_csv(table) : report::compare_markdown(table);
     if (out.empty()) {

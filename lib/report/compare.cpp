@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "core/check.hpp"
 #include "report/markdown.hpp"
@@ -59,7 +61,24 @@ bool higher_is_better(std::string_view metric) {
   return false;
 }
 
-CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts) {
+bool ignored_config_key(const std::string& key) {
+  return key == "train.seed" || key.rfind("output.", 0) == 0;
+}
+
+namespace {
+// The part of a run's config that decides its row: everything but ignored keys.
+std::string config_signature(const std::map<std::string, std::string>& cfg) {
+  std::string sig;
+  for (const auto& [k, v] : cfg)
+    if (!ignored_config_key(k)) sig += k + "=" + v + "\n";
+  return sig;
+}
+}  // namespace
+
+CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts,
+                          const RunConfigs& configs) {
+  SB_CHECK(configs.empty() || configs.size() == runs.rows.size(),
+           "{}: {} configs for {} rows", runs.path, configs.size(), runs.rows.size());
   CompareTable table;
   table.source = runs.path;
   table.by = opts.by;
@@ -75,18 +94,24 @@ CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts) {
   for (const char* name : kIdentity)
     if (runs.has(name) && name != opts.by) table.identity_columns.push_back(name);
 
-  std::map<std::pair<std::string, std::string>, size_t> index;  // (key, metric) -> group
+  // (key, metric, config signature) -> group; the signature is empty when configs are
+  // not split on.
+  std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
   std::vector<Acc> groups;
+  std::vector<size_t> first_row;  // per group, a row whose config it has
+  const bool split = !opts.average_over_configs && !configs.empty();
   for (size_t r = 0; r < runs.rows.size(); ++r) {
     const auto& cells = runs.rows[r];
     const std::string& key = cells[runs.col(opts.by)];
     const std::string& metric = cells[runs.col("metric")];
-    auto [it, inserted] = index.try_emplace({key, metric}, groups.size());
+    const std::string sig = split ? config_signature(configs[r]) : std::string();
+    auto [it, inserted] = index.try_emplace({key, metric, sig}, groups.size());
     if (inserted) {
       groups.emplace_back();
       groups.back().row.key = key;
       groups.back().row.metric = metric;
       groups.back().identity_seen.resize(table.identity_columns.size());
+      first_row.push_back(r);
     }
     Acc& g = groups[it->second];
     ++g.row.n;
@@ -107,6 +132,40 @@ CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts) {
       const std::string& v = cells[runs.col(table.identity_columns[i])];
       auto& seen = g.identity_seen[i];
       if (std::find(seen.begin(), seen.end(), v) == seen.end()) seen.push_back(v);
+    }
+  }
+
+  // Groups that share a key but not a config are named by the keys that differ.
+  if (split) {
+    std::map<std::pair<std::string, std::string>, std::vector<size_t>> by_key;
+    for (size_t g = 0; g < groups.size(); ++g)
+      by_key[{groups[g].row.key, groups[g].row.metric}].push_back(g);
+    for (const auto& [key, members] : by_key) {
+      if (members.size() < 2) continue;
+      std::set<std::string> keys;
+      for (size_t g : members)
+        for (const auto& kv : configs[first_row[g]]) keys.insert(kv.first);
+      std::vector<std::string> differing;
+      for (const auto& k : keys) {
+        if (ignored_config_key(k)) continue;
+        std::set<std::string> values;
+        for (size_t g : members) {
+          const auto& cfg = configs[first_row[g]];
+          const auto v = cfg.find(k);
+          values.insert(v == cfg.end() ? "(unset)" : v->second);
+        }
+        if (values.size() > 1) differing.push_back(k);
+      }
+      for (size_t g : members) {
+        const auto& cfg = configs[first_row[g]];
+        std::string tag;
+        for (const auto& k : differing) {
+          const auto v = cfg.find(k);
+          tag += fmt::format("{}{}={}", tag.empty() ? "" : ", ", k,
+                             v == cfg.end() ? "(unset)" : v->second);
+        }
+        groups[g].row.key += " [" + tag + "]";
+      }
     }
   }
 

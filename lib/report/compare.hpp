@@ -6,6 +6,7 @@
 // compare_markdown() / compare_csv() render it. Nothing here touches the file system.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,7 +23,18 @@ bool higher_is_better(std::string_view metric);
 
 struct CompareOptions {
   std::string by = "label";  // the runs.csv column whose equal values form one row
+  // Unless set, runs with equal `by` values share a row only if their resolved configs
+  // (RunConfigs) agree in everything but the seed and output.*; otherwise each config
+  // gets its own row, named "<by value> [key=value, ...]" by the keys that differ.
+  // Set (an explicit --by), rows are averaged over any difference.
+  bool average_over_configs = false;
 };
+
+// Per runs.csv row, that run's resolved config flattened to "a.b.c" -> value (an empty
+// map where the run's config.yaml is gone).
+using RunConfigs = std::vector<std::map<std::string, std::string>>;
+// The config keys that never split a row: the seed, and where the run's files went.
+bool ignored_config_key(const std::string& key);
 
 // One group of runs: same `by` value and same metric.
 struct CompareRow {
@@ -52,7 +64,9 @@ struct CompareTable {
 // peak_rss_mb; model, task, T and data are shown when present. Throws core::Error
 // naming runs.path for a missing column (listing those it has), a cell that is not a
 // number, or a file with no rows.
-CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts = {});
+// configs, when given, has one entry per row of runs.
+CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts = {},
+                          const RunConfigs& configs = {});
 
 // Header and body cells. `exact` writes numbers in shortest round-trip form (for CSV);
 // otherwise they are rounded for reading (4 significant digits). A target never reached

@@ -9,6 +9,7 @@
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "report/csv.hpp"
+#include "report/run_configs.hpp"
 #include "test_util.hpp"
 
 using namespace seqbench;
@@ -211,4 +212,48 @@ TEST(Compare, ErrorsNameTheFile) {
   TempDir dir;
   const std::string unreadable = message_of([&] { report::read_csv(dir / "nope.csv"); });
   EXPECT_NE(unreadable.find(dir / "nope.csv"), std::string::npos) << unreadable;
+}
+
+TEST(Compare, RunsWithTheSameLabelButOtherConfigsGetTheirOwnRows) {
+  // The case that used to average a 20-update and a 4-update run into "4222.5 ± 4227.0".
+  const auto runs =
+      table_of(run_row("lstm", "lstm", 1, "acc", 0.8, 0.9, 20, -1, -1, 5.0, 50.0) +
+               run_row("lstm", "lstm", 2, "acc", 0.6, 0.7, 20, -1, -1, 5.0, 50.0) +
+               run_row("lstm", "lstm", 3, "acc", 0.2, 0.3, 4, -1, -1, 5.0, 50.0));
+  const report::RunConfigs configs{
+      {{"train.steps", "20"}, {"train.seed", "1"}, {"output.run_id", "a"}, {"model.hidden", "8"}},
+      {{"train.steps", "20"}, {"train.seed", "2"}, {"output.run_id", "b"}, {"model.hidden", "8"}},
+      {{"train.steps", "4"}, {"train.seed", "3"}, {"output.run_id", "c"}, {"model.hidden", "8"}}};
+  auto table = report::compare_runs(runs, {}, configs);
+  ASSERT_EQ(table.rows.size(), 2u);
+  EXPECT_EQ(table.rows[0].key, "lstm [train.steps=20]");
+  EXPECT_EQ(table.rows[0].n, 2);  // the seeds differ, nothing else: one row
+  EXPECT_DOUBLE_EQ(table.rows[0].final_metric, 0.7);
+  EXPECT_EQ(table.rows[1].key, "lstm [train.steps=4]");
+  EXPECT_EQ(table.rows[1].n, 1);
+  // Asked for explicitly, the rows are averaged over the difference.
+  report::CompareOptions all;
+  all.average_over_configs = true;
+  table = report::compare_runs(runs, all, configs);
+  ASSERT_EQ(table.rows.size(), 1u);
+  EXPECT_EQ(table.rows[0].n, 3);
+}
+
+TEST(Compare, RunConfigsAreReadFromEachRunsDirectory) {
+  TempDir dir;
+  core::make_dirs(dir / "lstm-s1");
+  core::write_file_atomic(dir / "lstm-s1/config.yaml",
+                          "train:\n  steps: 20\n  seed: 1\nmodel: {sizes: [1, 2]}\n");
+  core::write_file_atomic(dir / "runs.csv",
+                          std::string(kHeader) +
+                              run_row("lstm", "lstm", 1, "acc", 0.8, 0.9, 20, -1, -1, 5.0, 50.0) +
+                              run_row("gone", "lstm", 1, "acc", 0.8, 0.9, 20, -1, -1, 5.0, 50.0));
+  const auto configs = report::read_run_configs(report::read_csv(dir / "runs.csv"));
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(configs[0].at("train.steps"), "20");
+  EXPECT_EQ(configs[0].at("model.sizes"), "[1, 2]");
+  EXPECT_TRUE(configs[1].empty());
+  EXPECT_TRUE(report::ignored_config_key("train.seed"));
+  EXPECT_TRUE(report::ignored_config_key("output.dir"));
+  EXPECT_FALSE(report::ignored_config_key("train.steps"));
 }
