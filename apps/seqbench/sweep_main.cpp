@@ -284,8 +284,11 @@ int run_slurm(const Spec& spec, const std::vector<Run>& runs, bool retry_failed,
   if (!wait) return core::kExitOk;
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
-    std::string q = capture("squeue -h -j " + job + " -o %i 2>/dev/null", &code);
+    // Empty once the array has left the queue; a job Slurm has already forgotten
+    // (MinJobAge passed) is an "Invalid job id" error, which means the same.
+    std::string q = capture("squeue -h -j " + job + " -o %i 2>&1", &code);
     if (code == 0 && q.find_first_not_of(" \n") == std::string::npos) break;
+    if (code != 0 && q.find("Invalid job id") != std::string::npos) break;
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (waited > double(timeout_s)) {
       fmt::print(stderr, "seqbench sweep: job {} still queued or running after {} s; stopped waiting "

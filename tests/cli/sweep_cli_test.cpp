@@ -142,3 +142,60 @@ TEST(SweepCli, TwoProcessesNeverWriteOneRunDirectory) {
             std::string::npos)
       << second.err;
 }
+
+// The same sweep through a real Slurm cluster on this machine (tools/slurm_local) and
+// through the local backend: the merged tables must agree. Needs root and Slurm
+// installed (CI installs it: tools/slurm_local install); elsewhere the test is reported
+// as skipped, with the reason.
+TEST(SweepCli, SlurmBackendRunsTheSweepAsAJobArrayWithTheSameNumbersAsLocal) {
+  const std::string tool = kSource + "/tools/slurm_local";
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to start a one-machine Slurm cluster";
+  if (std::system("command -v sbatch >/dev/null && command -v slurmctld >/dev/null && "
+                  "command -v munged >/dev/null") != 0)
+    GTEST_SKIP() << "Slurm is not installed here (tools/slurm_local install installs it; CI does)";
+  const std::string dir = clitest::fresh_dir("x");
+  const bool was_running = run(tool + " status", dir).code == 0;
+  const auto started = run(tool + " start", dir);
+  ASSERT_EQ(started.code, 0) << started.err;
+  // Stop what this test started, whatever happens below.
+  struct Stop {
+    std::string cmd;
+    ~Stop() {
+      if (!cmd.empty()) (void)std::system(cmd.c_str());
+    }
+  } stop{was_running ? "" : tool + " stop >/dev/null 2>&1"};
+
+  const std::string local = tiny_spec(dir, "local", 40);
+  const std::string slurm = tiny_spec(dir, "slurm", 40);
+  ASSERT_EQ(run(kFront + " sweep " + local + " -q --jobs 2", dir).code, 0);
+  auto r = run(kFront + " sweep " + slurm + " --backend slurm --wait --timeout 300", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("submitted job array"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("4 of 4 run(s) done"), std::string::npos) << r.err;
+  const auto a = finals(dir + "/local/copy/runs.csv"), b = finals(dir + "/slurm/copy/runs.csv");
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_EQ(a, b);
+  // Every task left Slurm's own output file, and a second submission has nothing to do.
+  int outs = 0;
+  for (const auto& e : fs::directory_iterator(dir + "/slurm/.sweep/slurm"))
+    outs += e.path().extension() == ".out";
+  EXPECT_EQ(outs, 4);
+  r = run(kFront + " sweep " + slurm + " --backend slurm", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("nothing to submit"), std::string::npos) << r.err;
+}
+
+TEST(SweepCli, RunIdsStayInsideTheResultsRoot) {
+  const std::string dir = clitest::fresh_dir("x");
+  fs::create_directories(dir + "/inner");
+  for (const std::string flag : {"--run-id ../../x", "--run-id .", "--run-id ..",
+                                 "--set output.run_id=../y", "--run-id a/b"}) {
+    const auto r = run(kFront + " copy --demo --out res " + flag, dir + "/inner");
+    EXPECT_EQ(r.code, 2) << flag << ": " << r.err;
+    EXPECT_NE(r.err.find("cannot name a run directory"), std::string::npos) << r.err;
+    EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir + "/x"));
+  EXPECT_FALSE(fs::exists(dir + "/inner/res"));
+  EXPECT_FALSE(fs::exists(dir + "/inner/y"));
+}
