@@ -1,5 +1,7 @@
 #include "report/run_id.hpp"
 
+#include <algorithm>
+
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -17,12 +19,20 @@ std::string make_run_id(const std::string& results_dir, const std::string& prefi
   return make_run_id(results_dir, prefix, seed, local);
 }
 
+void check_run_id(const std::string& id, const std::string& what) {
+  const bool control = std::any_of(id.begin(), id.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  if (id.empty() || id.size() > 200 || id.find('/') != std::string::npos || id[0] == '.' || control)
+    throw core::UsageError(fmt::format(
+        "{}: '{}' cannot name a run directory (it must be one directory name inside the "
+        "results root: non-empty, at most 200 characters, no '/', not starting with '.')",
+        what, id));
+}
+
 std::string make_run_id(const std::string& results_dir, const std::string& prefix, uint64_t seed,
                         const std::tm& when) {
-  if (prefix.empty() || prefix.find('/') != std::string::npos)
-    throw core::UsageError(fmt::format(
-        "run id prefix '{}' must be non-empty and contain no '/' (hint: use the model name)",
-        prefix));
+  check_run_id(prefix, "run id prefix (output.label or the model name)");
   core::make_dirs(results_dir);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &when);

@@ -7,6 +7,11 @@
 
 namespace seqbench::report {
 
+// A run id (or the label that prefixes one) names one directory inside the results
+// root: non-empty, at most 200 bytes, no '/', no control characters, not starting with
+// '.' (so not "." or ".." either). Throws core::UsageError naming `what` otherwise.
+void check_run_id(const std::string& id, const std::string& what);
+
 // "<prefix>-YYYYmmdd-HHMMSS-s<seed>" (local time, now), made unique within results_dir
 // by a suffix "-2", "-3", ... The directory results_dir/<id> is created here (and
 // results_dir with it): creating it is what claims the id, so two runs started in the

@@ -86,6 +86,9 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
     };
     config::resolve(cfg, opts, spec.demo_yaml);
     shorthands(cfg);
+    // Before the id is used in any path: it must not leave the results root.
+    if (!cfg.output.run_id.empty())
+      report::check_run_id(cfg.output.run_id, opts.run_id.empty() ? "output.run_id" : "--run-id");
     std::string run_dir;
     const bool saved_run = spec.on_saved_run && spec.on_saved_run();
     if (opts.resume || saved_run) {

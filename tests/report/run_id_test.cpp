@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <vector>
 #include <filesystem>
 
 #include "core/check.hpp"
@@ -41,4 +42,17 @@ TEST(RunId, NowIdsAreDistinctDirectories) {
   EXPECT_TRUE(std::filesystem::is_directory(dir.path + "/" + a));
   EXPECT_TRUE(std::filesystem::is_directory(dir.path + "/" + b));
   EXPECT_THROW(report::make_run_id(dir.path, "a/b", 1), core::UsageError);
+}
+
+TEST(RunId, IdsThatWouldLeaveTheResultsRootAreRefused) {
+  for (const std::string& bad : std::vector<std::string>{"", ".", "..", "../x", "a/b", ".hidden",
+                                                       "x\ny", std::string(201, 'a')}) {
+    const std::string msg = message_of([&] { report::check_run_id(bad, "--run-id"); });
+    EXPECT_NE(msg.find("--run-id: '" + bad + "' cannot name a run directory"), std::string::npos)
+        << msg;
+  }
+  EXPECT_THROW(report::check_run_id("..", "x"), core::UsageError);
+  for (const std::string& good :
+       std::vector<std::string>{"lstm-s1", "nan", "a.b", "T=100", std::string(200, 'a')})
+    EXPECT_NO_THROW(report::check_run_id(good, "--run-id")) << good;
 }
