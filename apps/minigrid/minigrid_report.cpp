@@ -19,21 +19,20 @@ report::CsvTable minigrid_table(const report::CsvTable& runs, double target) {
   for (size_t r = 0; r < runs.rows.size(); ++r) {
     const auto& row = runs.rows[r];
     const auto cell = [&](const char* c) { return row[size_t(runs.col(c))]; };
-    std::string solved = "-", final_ret = "-", best_ret = "-";
+    // The final and best returns are the run's own (its summary.json and runs.csv row:
+    // the validations), so the table always agrees with them; the learning curve in
+    // ppo.csv only says when the training episodes first reached the target. (Its last
+    // row may predate the last updates: a PPO update that train.steps cuts short writes
+    // no row.)
+    const std::string final_ret = fmt::format("{:.3f}", runs.number(r, "final_metric"));
+    const std::string best_ret = fmt::format("{:.3f}", runs.number(r, "best_metric"));
+    std::string solved = "-";
     const std::string ppo = (dir / cell("run_id") / "ppo.csv").string();
     if (core::file_exists(ppo)) {
       const report::CsvTable p = report::read_csv(ppo);
-      double best = -1;
-      for (size_t i = 0; i < p.rows.size(); ++i) {
-        const double ret = p.number(i, "return_mean");
-        if (solved == "-" && ret >= target)
+      for (size_t i = 0; i < p.rows.size() && solved == "-"; ++i)
+        if (p.number(i, "return_mean") >= target)
           solved = fmt::format("{:.0f}", p.number(i, "frames"));
-        best = std::max(best, ret);
-      }
-      if (!p.rows.empty()) {
-        final_ret = fmt::format("{:.3f}", p.number(p.rows.size() - 1, "return_mean"));
-        best_ret = fmt::format("{:.3f}", best);
-      }
     }
     out.rows.push_back({cell("env"), cell("core"), cell("seed"), cell("frames"), solved,
                         final_ret, best_ret, cell("status")});
