@@ -103,10 +103,12 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
       const std::string root = cfg.output.dir, id = cfg.output.run_id;
       cfg = Cfg{};
       config::apply_yaml_file(cfg, saved);
+      const std::string saved_yaml = config::to_yaml(cfg);
       config::resolve(cfg, opts);
       shorthands(cfg);
       cfg.output.dir = root;
       cfg.output.run_id = id;
+      if (opts.resume) check_resume_config(saved_yaml, config::to_yaml(cfg), run_dir);
     }
     if (opts.dump_config && !spec.adjust) {
       fmt::print("{}", config::to_yaml(cfg));
@@ -146,8 +148,14 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
       cfg.output.run_id =
           report::make_run_id(cfg.output.dir + "/" + spec.name, label, cfg.train.seed);
     }
-    RunFiles files(cfg.output.dir, spec.name, cfg.output.run_id, exp.metric(), opts.resume,
-                   resume_step);
+    RunFiles files(cfg.output.dir, spec.name, cfg.output.run_id, exp.metric(), opts.resume);
+    Trainer trainer(cfg.train, cfg.optim, exp, files, opts.quiet);
+    // A resumed run touches its files only once its checkpoint has been restored, so a
+    // checkpoint that does not fit leaves the run as it was.
+    if (opts.resume) {
+      trainer.resume(ck);
+      files.continue_after(resume_step);
+    }
     files.write_config(config::to_yaml(cfg));
     if (spec.on_start) spec.on_start(exp, files, opts.resume, resume_step);
     if (!opts.quiet)
@@ -155,8 +163,6 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
                  opts.resume ? "resuming" : "starting", cfg.output.run_id, files.dir());
 
     install_interrupt_handler();
-    Trainer trainer(cfg.train, cfg.optim, exp, files, opts.quiet);
-    if (opts.resume) trainer.resume(ck);
     if (interrupt_at >= 0) trainer.interrupt_after(interrupt_at);
     const Summary s = trainer.run();
     restore_default_handlers();

@@ -4,12 +4,17 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "core/check.hpp"
+#include "report/run_configs.hpp"
 
 namespace seqbench::train {
 
@@ -23,6 +28,36 @@ void drop_rows_after(const std::string& path, int64_t max_step) {
 }
 
 
+void check_resume_config(const std::string& saved_yaml, const std::string& new_yaml,
+                         const std::string& run_dir) {
+  static const char* const kMayChange[] = {"train.steps", "train.threads", "train.log_every",
+                                           "train.checkpoint_every"};
+  const auto saved = report::flat_config(saved_yaml, run_dir + "/config.yaml");
+  const auto now = report::flat_config(new_yaml, "the resumed config");
+  std::vector<std::string> changed;
+  const auto value = [](const std::map<std::string, std::string>& m, const std::string& k) {
+    const auto it = m.find(k);
+    return it == m.end() ? std::string("(unset)") : it->second;
+  };
+  std::set<std::string> keys;
+  for (const auto& kv : saved) keys.insert(kv.first);
+  for (const auto& kv : now) keys.insert(kv.first);
+  for (const auto& k : keys) {
+    if (k.rfind("output.", 0) == 0 ||
+        std::find(std::begin(kMayChange), std::end(kMayChange), k) != std::end(kMayChange))
+      continue;
+    if (value(saved, k) != value(now, k))
+      changed.push_back(fmt::format("{} {} -> {}", k, value(saved, k), value(now, k)));
+  }
+  if (!changed.empty())
+    throw core::UsageError(fmt::format(
+        "--resume: the run at '{}' would change ({}); a resumed run continues as it was "
+        "(only train.steps, train.threads, train.log_every, train.checkpoint_every and "
+        "output.* may change; hint: start a new run with another --run-id to try other "
+        "settings)",
+        run_dir, fmt::join(changed, ", ")));
+}
+
 const std::vector<std::string>& RunFiles::metrics_columns_prefix() {
   static const std::vector<std::string> c{"step", "split", "loss"};
   return c;
@@ -34,9 +69,9 @@ const std::vector<std::string>& RunFiles::gradnorm_columns() {
 }
 
 RunFiles::RunFiles(const std::string& root, const std::string& experiment,
-                   const std::string& run_id, const std::string& metric, bool resume,
-                   int64_t resume_step)
-    : exp_dir_(root + "/" + experiment), dir_(exp_dir_ + "/" + run_id), run_id_(run_id) {
+                   const std::string& run_id, const std::string& metric, bool resume)
+    : exp_dir_(root + "/" + experiment), dir_(exp_dir_ + "/" + run_id), run_id_(run_id),
+      metric_(metric) {
   if (resume)
     SB_CHECK(core::file_exists(dir_), "cannot resume: run directory '{}' does not exist", dir_);
   else
@@ -44,21 +79,30 @@ RunFiles::RunFiles(const std::string& root, const std::string& experiment,
   // The lock comes before any look at the directory's contents, so that two processes
   // started with the same run id cannot both pass the checks below.
   lock_directory();
-  if (resume) {
-    drop_rows_after(path("metrics.csv"), resume_step);
-    drop_rows_after(path("gradnorm.csv"), resume_step);
-  } else if (core::file_exists(dir_ + "/config.yaml")) {
+  if (!resume && core::file_exists(dir_ + "/config.yaml")) {
     throw core::UsageError(fmt::format(
         "run directory '{}' already holds a run (hint: choose another --run-id, or add "
         "--resume to continue it)",
         dir_));
   }
+  open_csv(resume);
+  log_ = std::make_unique<core::AppendFile>(path("log.txt"));
+}
+
+void RunFiles::open_csv(bool append) {
   std::vector<std::string> mc = metrics_columns_prefix();
-  for (const char* c : {"", "lr", "grad_norm", "elapsed_s"}) mc.push_back(*c ? c : metric);
-  const auto mode = resume ? report::CsvWriter::Mode::Append : report::CsvWriter::Mode::Truncate;
+  for (const char* c : {"", "lr", "grad_norm", "elapsed_s"}) mc.push_back(*c ? c : metric_);
+  const auto mode = append ? report::CsvWriter::Mode::Append : report::CsvWriter::Mode::Truncate;
+  metrics_.reset();
+  gradnorm_.reset();
   metrics_ = std::make_unique<report::CsvWriter>(path("metrics.csv"), mc, mode);
   gradnorm_ = std::make_unique<report::CsvWriter>(path("gradnorm.csv"), gradnorm_columns(), mode);
-  log_ = std::make_unique<core::AppendFile>(path("log.txt"));
+}
+
+void RunFiles::continue_after(int64_t step) {
+  drop_rows_after(path("metrics.csv"), step);
+  drop_rows_after(path("gradnorm.csv"), step);
+  open_csv(true);  // the files were replaced: append to the new ones
 }
 
 RunFiles::Fd::~Fd() {

@@ -21,14 +21,24 @@ namespace seqbench::train {
 // resumed run does with the rows written after its checkpoint.
 void drop_rows_after(const std::string& path, int64_t max_step);
 
+// A resumed run continues as it was: its resolved config (YAML) may differ from the
+// saved one only in the keys that do not change what is computed (train.steps, to
+// extend it, train.threads, train.log_every, train.checkpoint_every, output.*).
+// Throws core::UsageError listing every other key that differs, old and new value.
+void check_resume_config(const std::string& saved_yaml, const std::string& new_yaml,
+                         const std::string& run_dir);
+
 class RunFiles {
  public:
   // Creates (or, when resuming, reopens) root/experiment/run_id. metric names the
-  // metrics.csv column after loss. When resuming from update `resume_step`, rows of
-  // metrics.csv and gradnorm.csv with a later step (written after the checkpoint, before
-  // a crash) are dropped so the resumed run does not repeat them.
+  // metrics.csv column after loss. Resuming changes nothing on disk until
+  // continue_after() is called.
   RunFiles(const std::string& root, const std::string& experiment, const std::string& run_id,
-           const std::string& metric, bool resume, int64_t resume_step);
+           const std::string& metric, bool resume);
+  // For a resumed run, once its checkpoint has been restored: drops the rows of
+  // metrics.csv and gradnorm.csv with a step after `step` (written after the checkpoint,
+  // before a crash) so the resumed run does not repeat them.
+  void continue_after(int64_t step);
   // Holds an exclusive lock on the directory (flock on <dir>/.lock) from construction
   // to destruction: a second process with the same run id fails with a UsageError.
 
@@ -49,6 +59,7 @@ class RunFiles {
 
  private:
   void lock_directory();
+  void open_csv(bool append);
 
   // The lock's descriptor, closed (and so released) with the object, also when the
   // constructor throws after taking it.
@@ -60,7 +71,7 @@ class RunFiles {
     ~Fd();
   };
 
-  std::string exp_dir_, dir_, run_id_;
+  std::string exp_dir_, dir_, run_id_, metric_;
   Fd lock_;
   std::unique_ptr<report::CsvWriter> metrics_, gradnorm_;
   std::unique_ptr<core::AppendFile> log_;

@@ -132,7 +132,7 @@ TEST(CopyCli, WritesEveryResultsFileWithDocumentedColumns) {
   EXPECT_NE(r.out.find("| label"), std::string::npos) << "Markdown summary table on stdout";
   // The same run id again is refused without --resume, and nothing is overwritten.
   const auto again = run(kCopy + " --config tiny.yaml --run-id r1", dir);
-  EXPECT_EQ(again.code, 1);
+  EXPECT_EQ(again.code, 2);  // a usage mistake
   EXPECT_NE(again.err.find("--resume"), std::string::npos) << again.err;
   EXPECT_EQ(report::read_csv(dir + "/results/copy/runs.csv").rows.size(), 1u);
 }
@@ -226,6 +226,37 @@ TEST(CopyCli, ResumeFromCorruptOrMissingCheckpointFailsNamingTheFile) {
   r = run(kCopy + " --run-id nosuch --resume", dir);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("no run at"), std::string::npos) << r.err;
+}
+
+TEST(CopyCli, AResumeThatWouldChangeTheRunIsRefusedAndTouchesNothing) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  ASSERT_EQ(run(kCopy + " --config tiny.yaml --run-id r --interrupt-at 3", dir).code, 130);
+  const std::string rd = dir + "/results/copy/r/";
+  const std::string config = clitest::slurp(rd + "config.yaml"),
+                    metrics = clitest::slurp(rd + "metrics.csv"),
+                    gradnorm = clitest::slurp(rd + "gradnorm.csv");
+  for (const std::string& change : std::vector<std::string>{
+           "--set model.hidden=64", "--seed 9", "--set task.T=10", "--set optim.lr=0.5"}) {
+    const auto r = run(kCopy + " --run-id r --resume " + change, dir);
+    EXPECT_EQ(r.code, 2) << change << ": " << r.err;
+    EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("a resumed run continues as it was"), std::string::npos) << r.err;
+    EXPECT_EQ(clitest::slurp(rd + "config.yaml"), config) << change;
+    EXPECT_EQ(clitest::slurp(rd + "metrics.csv"), metrics) << change;
+    EXPECT_EQ(clitest::slurp(rd + "gradnorm.csv"), gradnorm) << change;
+  }
+  EXPECT_NE(run(kCopy + " --run-id r --resume --set model.hidden=64", dir).err.find("model.hidden"),
+            std::string::npos);
+  // The plain resume still works afterwards.
+  ASSERT_EQ(run(kCopy + " --run-id r --resume -q", dir).code, 0);
+  EXPECT_EQ(report::read_csv(dir + "/results/copy/runs.csv").rows.size(), 1u);
+  // Extending the finished run replaces its runs.csv row instead of adding one.
+  const auto more = run(kCopy + " --run-id r --resume -q --set train.steps=40", dir);
+  ASSERT_EQ(more.code, 0) << more.err;
+  const auto runs = report::read_csv(dir + "/results/copy/runs.csv");
+  ASSERT_EQ(runs.rows.size(), 1u);
+  EXPECT_EQ(runs.rows[0][runs.col("updates")], "40");
 }
 
 TEST(CopyCli, AddingTaskRunsAndReportsMse) {

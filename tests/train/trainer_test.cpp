@@ -64,7 +64,7 @@ struct BowlRun {
     oc.clip = 0;
   }
   train::Summary run(Bowl& exp, std::function<void(train::Trainer&)> more = {}) {
-    train::RunFiles files(dir.path, "bowl", "r", exp.metric(), false, 0);
+    train::RunFiles files(dir.path, "bowl", "r", exp.metric(), false);
     train::Trainer t(tc, oc, exp, files, true);
     if (more) more(t);
     return t.run();
@@ -154,6 +154,6 @@ TEST(Trainer, RefusesAStoreWithTooFewOptimizerSlots) {
   BowlRun s;
   s.oc.name = "adam";  // needs 2 slots
   Bowl exp(0);
-  train::RunFiles files(s.dir.path, "bowl", "r", "dist", false, 0);
+  train::RunFiles files(s.dir.path, "bowl", "r", "dist", false);
   EXPECT_THROW(train::Trainer(s.tc, s.oc, exp, files, true), core::Error);
 }
