@@ -119,6 +119,13 @@ struct Cache {
 
 }  // namespace
 
+Sha256::Sha256() : ctx_(new_sha256().release()) {}
+Sha256::~Sha256() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+void Sha256::update(std::string_view bytes) {
+  EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), bytes.data(), bytes.size());
+}
+std::string Sha256::hex() { return finish(static_cast<EVP_MD_CTX*>(ctx_)); }
+
 std::string sha256_hex(std::string_view bytes) {
   Md ctx = new_sha256();
   EVP_DigestUpdate(ctx.get(), bytes.data(), bytes.size());
@@ -167,8 +174,7 @@ DataDigest check_files(const std::vector<std::string>& paths) {
     // A missing file is left to the loader, whose message names it with a hint.
     if (!core::file_exists(path)) continue;
     const std::filesystem::path p(path);
-    std::string dir = p.parent_path().string();
-    if (dir.empty()) dir = ".";
+    const std::string dir = p.has_parent_path() ? p.parent_path().string() : std::string(".");
     const std::string name = p.filename().string();
     auto& cache = caches[dir];
     if (!cache) {

@@ -16,6 +16,20 @@
 
 namespace seqbench::data {
 
+// Incremental sha256 (OpenSSL) for data given in pieces.
+class Sha256 {
+ public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+  void update(std::string_view bytes);
+  std::string hex();  // lower-case; call once, at the end
+
+ private:
+  void* ctx_;
+};
+
 // Lower-case hex sha256 (OpenSSL). sha256_file throws core::Error naming the path.
 std::string sha256_hex(std::string_view bytes);
 std::string sha256_file(const std::string& path);

@@ -15,6 +15,7 @@
 
 #include "core/check.hpp"
 #include "core/fs.hpp"
+#include "data/checksum.hpp"
 
 namespace seqbench::train {
 namespace {
@@ -146,6 +147,27 @@ bool Checkpoint::has_array(const std::string& name) const {
   return false;
 }
 
+namespace {
+// What the header's "sha256" covers: every meta entry and every array (name, shape and
+// values), so a flipped bit anywhere in them is caught on load.
+std::string content_sha256(const Checkpoint& ck) {
+  data::Sha256 h;
+  for (const auto& [k, v] : ck.meta) {
+    h.update(k);
+    h.update(std::string_view("\0", 1));
+    h.update(v);
+    h.update(std::string_view("\0", 1));
+  }
+  for (const NamedArray& a : ck.arrays) {
+    h.update(a.name);
+    h.update(fmt::format("\0{}\0", a.shape.str()));
+    h.update(std::string_view(reinterpret_cast<const char*>(a.data.data()),
+                              a.data.size() * sizeof(float)));
+  }
+  return h.hex();
+}
+}  // namespace
+
 void save_checkpoint(const std::string& path, const Checkpoint& ck) {
   std::set<std::string> keys, names;
   std::string header = "{\"meta\": {";
@@ -168,7 +190,8 @@ void save_checkpoint(const std::string& path, const Checkpoint& ck) {
                           i ? "," : "", json_quote(a.name), shape, offset, a.data.size());
     offset += a.data.size() * sizeof(float);
   }
-  header += fmt::format("{}],\n\"data_bytes\": {}}}\n", ck.arrays.empty() ? "" : "\n", offset);
+  header += fmt::format("{}],\n\"data_bytes\": {},\n\"sha256\": \"{}\"}}\n",
+                        ck.arrays.empty() ? "" : "\n", offset, content_sha256(ck));
   // Trailing spaces are JSON whitespace; they put the data section on a 64-byte boundary.
   header.append((kAlign - (kPreamble + header.size()) % kAlign) % kAlign, ' ');
   SB_CHECK(header.size() <= kMaxHeader, "saving '{}': header too large ({} bytes)", path,
@@ -217,6 +240,7 @@ Checkpoint load_checkpoint(const std::string& path) {
   Checkpoint ck;
   ck.path = path;
   uint64_t data_bytes = 0;
+  std::string recorded_sha;
   std::vector<uint64_t> offsets;
   try {
     YAML::Node root = YAML::Load(header);
@@ -234,6 +258,7 @@ Checkpoint load_checkpoint(const std::string& path) {
       ck.meta.emplace_back(key, kv.second.as<std::string>());
     }
     data_bytes = root["data_bytes"].as<uint64_t>();
+    if (root["sha256"]) recorded_sha = root["sha256"].as<std::string>();
     for (const auto& a : root["arrays"]) {
       if (!a.IsMap() || !a["name"].IsScalar() || !a["shape"].IsSequence() ||
           !a["offset"].IsScalar() || !a["count"].IsScalar())
@@ -285,6 +310,15 @@ Checkpoint load_checkpoint(const std::string& path) {
     if (pread_full(fd.fd, a.data.data(), bytes, static_cast<off_t>(data_start + offsets[i]), path) <
         bytes)
       fail(path, fmt::format("truncated while reading array '{}'", a.name));
+  }
+  // Checkpoints written before the checksum was added have none and load as before.
+  if (!recorded_sha.empty()) {
+    const std::string sha = content_sha256(ck);
+    if (sha != recorded_sha)
+      fail(path, fmt::format("damaged: its contents have sha256 {}, the header records {} "
+                             "(hint: a flipped bit on disk or a partial copy; restore the file "
+                             "from a backup or start the run again)",
+                             sha, recorded_sha));
   }
   return ck;
 }

@@ -222,3 +222,37 @@ TEST_F(CorruptCheckpoint, MalformedHeader) {
   expect_names_path(m);
   EXPECT_NE(m.find("malformed header"), std::string::npos) << m;
 }
+
+TEST_F(CorruptCheckpoint, AFlippedBitAnywhereIsCaughtByTheChecksum) {
+  const size_t data_start = 16 + header_len_;
+  ASSERT_LT(data_start, bytes_.size());
+  // In the data section: the file still parses, only the checksum can tell.
+  for (const size_t at : {data_start, bytes_.size() - 1}) {
+    std::string b = bytes_;
+    b[at] ^= 0x04;
+    const std::string m = load_error(b);
+    expect_names_path(m);
+    EXPECT_NE(m.find("damaged: its contents have sha256"), std::string::npos) << m;
+  }
+  // In a meta value (a digit of a number stays a valid string).
+  const size_t digit = bytes_.find_first_of("0123456789", bytes_.find("\"meta\""));
+  ASSERT_LT(digit, data_start);
+  std::string b = bytes_;
+  b[digit] = b[digit] == '7' ? '8' : '7';
+  EXPECT_NE(load_error(b).find("damaged"), std::string::npos);
+  // The untouched file loads.
+  EXPECT_NO_THROW(train::load_checkpoint(good_));
+}
+
+TEST_F(CorruptCheckpoint, ACheckpointWithoutAChecksumStillLoads) {
+  // Checkpoints written before the checksum existed have no "sha256" key: replace it by
+  // spaces (JSON whitespace), keeping every offset, as such a file would read.
+  std::string b = bytes_;
+  const size_t at = b.find(",\n\"sha256\": \"");
+  ASSERT_NE(at, std::string::npos);
+  const size_t end = b.find('"', at + 13) + 1;
+  for (size_t i = at; i < end; ++i) b[i] = ' ';
+  core::write_file_atomic(bad_, b);
+  const Checkpoint ck = train::load_checkpoint(bad_);
+  EXPECT_EQ(ck.meta, train::load_checkpoint(good_).meta);
+}
