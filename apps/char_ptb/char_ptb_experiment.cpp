@@ -261,10 +261,10 @@ void CharPtbExperiment::save_state(train::Checkpoint& ck) const {
 
 void CharPtbExperiment::load_state(const train::Checkpoint& ck) {
   const auto unhex = [&](const char* k) { return std::strtod(ck.meta_at(k).c_str(), nullptr); };
-  cursor_ = std::stoll(ck.meta_at("char_ptb.cursor"));
+  cursor_ = ck.meta_int("char_ptb.cursor");
   outcome_.has_best = ck.meta_at("char_ptb.has_best") == "1";
   outcome_.best_valid_bpc = unhex("char_ptb.best_valid_bpc");
-  outcome_.best_update = std::stoll(ck.meta_at("char_ptb.best_update"));
+  outcome_.best_update = ck.meta_int("char_ptb.best_update");
   outcome_.test_bpc = unhex("char_ptb.test_bpc");
   state_valid_ = ck.meta_at("char_ptb.state_valid") == "1";
   if (state_valid_) {

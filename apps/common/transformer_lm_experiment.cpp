@@ -146,10 +146,10 @@ void TransformerLmExperiment::load_state(const train::Checkpoint& ck) {
   const auto unhex = [&](const std::string& k) {
     return std::strtod(ck.meta_at(k).c_str(), nullptr);
   };
-  cursor_ = std::stoll(ck.meta_at(p + "cursor"));
+  cursor_ = ck.meta_int(p + "cursor");
   outcome_.has_best = ck.meta_at(p + "has_best") == "1";
   outcome_.best_valid = unhex(p + "best_valid_" + metric());
-  outcome_.best_update = std::stoll(ck.meta_at(p + "best_update"));
+  outcome_.best_update = ck.meta_int(p + "best_update");
   outcome_.test = unhex(p + "test_" + metric());
   // The model tells which entries it needs; each is looked up by name (meta_at and
   // array() throw naming the checkpoint and the missing key).

@@ -109,7 +109,7 @@ void CopyExperiment::save_state(train::Checkpoint& ck) const {
 
 void CopyExperiment::load_state(const train::Checkpoint& ck) {
   core::Rng::State s;
-  for (size_t i = 0; i < s.size(); ++i) s[i] = std::stoull(ck.meta_at(fmt::format("data_rng{}", i)));
+  for (size_t i = 0; i < s.size(); ++i) s[i] = ck.meta_u64(fmt::format("data_rng{}", i));
   data_rng_.set_state(s);
 }
 

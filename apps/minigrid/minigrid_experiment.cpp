@@ -168,7 +168,7 @@ void MinigridExperiment::save_state(train::Checkpoint& ck) const {
 }
 
 void MinigridExperiment::load_state(const train::Checkpoint& ck) {
-  steps_ = std::stoll(ck.meta_at("minigrid.steps"));
+  steps_ = ck.meta_int("minigrid.steps");
   elapsed_s_ = std::strtod(ck.meta_at("minigrid.elapsed_s").c_str(), nullptr);
   grad_norm_sum_ = std::strtod(ck.meta_at("minigrid.grad_norm_sum").c_str(), nullptr);
   timing_ = false;

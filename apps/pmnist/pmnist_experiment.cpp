@@ -208,11 +208,11 @@ void PmnistExperiment::save_state(train::Checkpoint& ck) const {
 
 void PmnistExperiment::load_state(const train::Checkpoint& ck) {
   const auto unhex = [&](const char* k) { return std::strtod(ck.meta_at(k).c_str(), nullptr); };
-  cursor_ = std::stoll(ck.meta_at("pmnist.cursor"));
+  cursor_ = ck.meta_int("pmnist.cursor");
   shuffled_epoch_ = -1;
   outcome_.has_best = ck.meta_at("pmnist.has_best") == "1";
   outcome_.best_valid_acc = unhex("pmnist.best_valid_acc");
-  outcome_.best_update = std::stoll(ck.meta_at("pmnist.best_update"));
+  outcome_.best_update = ck.meta_int("pmnist.best_update");
   outcome_.test_acc = unhex("pmnist.test_acc");
   outcome_.test_loss = unhex("pmnist.test_loss");
   outcome_.best_test_acc = unhex("pmnist.best_test_acc");

@@ -135,7 +135,7 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
     int64_t resume_step = 0;
     if (opts.resume) {
       ck = load_checkpoint(run_dir + "/checkpoint.sbck");
-      resume_step = std::stoll(ck.meta_at("step"));
+      resume_step = ck.meta_int("step");
     } else {
       exp.init();
     }

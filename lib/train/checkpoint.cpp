@@ -6,6 +6,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <bit>
+#include <charconv>
+#include <type_traits>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -114,6 +116,25 @@ const std::string& Checkpoint::meta_at(const std::string& k) const {
       fmt::format("{} has no meta key '{}' (keys: {}; hint: was it written by an "
                   "older or different experiment?)",
                   where(*this), k, joined_keys(*this)));
+}
+
+namespace {
+template <class T>
+T meta_number(const Checkpoint& ck, const std::string& k) {
+  const std::string& v = ck.meta_at(k);
+  T out{};
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size())
+    throw core::Error(fmt::format("{}: meta '{}' is '{}', not a whole number{} (hint: the file "
+                                  "was edited or damaged)",
+                                  where(ck), k, v, std::is_signed_v<T> ? "" : " >= 0"));
+  return out;
+}
+}  // namespace
+
+int64_t Checkpoint::meta_int(const std::string& k) const { return meta_number<int64_t>(*this, k); }
+uint64_t Checkpoint::meta_u64(const std::string& k) const {
+  return meta_number<uint64_t>(*this, k);
 }
 
 bool Checkpoint::has_meta(const std::string& k) const {

@@ -41,6 +41,10 @@ struct Checkpoint {
   // Throws naming the missing key, the file and the keys present.
   const std::string& meta_at(const std::string& k) const;
   bool has_meta(const std::string& k) const;
+  // The value as a whole number; throws naming the key, the value and the file when it
+  // is not one (or does not fit).
+  int64_t meta_int(const std::string& k) const;
+  uint64_t meta_u64(const std::string& k) const;
 
   // Appends an array; throws if the name is taken or data.size() != shape.numel().
   void add_array(std::string name, core::Shape shape, std::vector<float> data);

@@ -122,23 +122,23 @@ void Trainer::resume(const Checkpoint& ck) {
       std::copy(s.data.begin(), s.data.end(), ps.slot(k).begin() + p.offset);
     }
   }
-  step_ = std::stoll(ck.meta_at("step"));
-  opt_->set_steps(std::stoll(ck.meta_at("optimizer_steps")));
+  step_ = ck.meta_int("step");
+  opt_->set_steps(ck.meta_int("optimizer_steps"));
   optim::LrSchedule::State st;
   st.scale = unhex(ck.meta_at("sched_scale"));
   st.best = unhex(ck.meta_at("sched_best"));
   st.has_best = ck.meta_at("sched_has_best") == "1";
-  st.bad = std::stoll(ck.meta_at("sched_bad"));
+  st.bad = ck.meta_int("sched_bad");
   sched_.set_state(st);
-  acc_n_ = std::stoll(ck.meta_at("acc_n"));
+  acc_n_ = ck.meta_int("acc_n");
   acc_loss_ = unhex(ck.meta_at("acc_loss"));
   acc_metric_ = unhex(ck.meta_at("acc_metric"));
   acc_gnorm_ = unhex(ck.meta_at("acc_gnorm"));
   has_best_ = ck.meta_at("has_best") == "1";
   best_ = unhex(ck.meta_at("best"));
-  best_step_ = std::stoll(ck.meta_at("best_step"));
-  bad_evals_ = std::stoll(ck.meta_at("bad_evals"));
-  updates_to_target_ = std::stoll(ck.meta_at("updates_to_target"));
+  best_step_ = ck.meta_int("best_step");
+  bad_evals_ = ck.meta_int("bad_evals");
+  updates_to_target_ = ck.meta_int("updates_to_target");
   seconds_to_target_ = unhex(ck.meta_at("seconds_to_target"));
   last_loss_ = unhex(ck.meta_at("last_loss"));
   last_metric_ = unhex(ck.meta_at("last_metric"));

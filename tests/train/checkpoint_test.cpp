@@ -256,3 +256,21 @@ TEST_F(CorruptCheckpoint, ACheckpointWithoutAChecksumStillLoads) {
   const Checkpoint ck = train::load_checkpoint(bad_);
   EXPECT_EQ(ck.meta, train::load_checkpoint(good_).meta);
 }
+
+TEST(Checkpoint, NumbersInMetaAreCheckedAndNamed) {
+  Checkpoint ck;
+  ck.path = "run/checkpoint.sbck";
+  ck.set_meta("step", "1234");
+  ck.set_meta("rng", "18446744073709551615");
+  ck.set_meta("bad", "12x");
+  ck.set_meta("neg", "-3");
+  EXPECT_EQ(ck.meta_int("step"), 1234);
+  EXPECT_EQ(ck.meta_u64("rng"), std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(ck.meta_int("neg"), -3);
+  std::string m = message_of([&] { ck.meta_int("bad"); });
+  EXPECT_NE(m.find("meta 'bad' is '12x', not a whole number"), std::string::npos) << m;
+  EXPECT_NE(m.find("run/checkpoint.sbck"), std::string::npos) << m;
+  m = message_of([&] { ck.meta_u64("neg"); });
+  EXPECT_NE(m.find("not a whole number >= 0"), std::string::npos) << m;
+  EXPECT_NE(message_of([&] { ck.meta_int("rng"); }).find("not a whole number"), std::string::npos);
+}
