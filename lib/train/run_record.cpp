@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -72,8 +73,11 @@ RunIdentity run_record(const RunFiles& files, const std::string& experiment,
 
 void write_run_outputs(const RunFiles& files, const RunIdentity& record, const Summary& s) {
   report::JsonObject j;
+  // Names and labels stay strings even when they look like numbers ("nan", "1e3").
+  static const std::set<std::string> kText{"run_id", "experiment", "label", "status", "metric",
+                                           "data_sha256"};
   for (const auto& [k, v] : record) {
-    if (report::is_numeric_cell(v))
+    if (!kText.count(k) && report::is_numeric_cell(v))
       j.set(k, std::strtod(v.c_str(), nullptr));
     else
       j.set(k, v);

@@ -4,8 +4,10 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <fmt/format.h>
 
+#include "core/fs.hpp"
 #include "train/signals.hpp"
 
 namespace seqbench::train {
@@ -192,10 +194,16 @@ bool Trainer::validate(Summary& s) {
   return false;
 }
 
+// What a run that stopped on a bad update can resume from.
+std::string Trainer::checkpoint_note() const {
+  return core::file_exists(files_.checkpoint_path())
+             ? "the last checkpoint is untouched"
+             : "no checkpoint had been written yet";
+}
+
 void Trainer::fail(Summary& s, const core::Error& e) {
   s.status = "failed";
-  s.message = fmt::format("update {} failed: {} (the last checkpoint is untouched)", step_ + 1,
-                          e.what());
+  s.message = fmt::format("update {} failed: {} ({})", step_ + 1, e.what(), checkpoint_note());
 }
 
 Summary Trainer::run() {
@@ -225,8 +233,8 @@ Summary Trainer::run() {
       s.status = "diverged";
       s.message = fmt::format(
           "training diverged at update {}: loss {}, gradient norm {} (hint: lower optim.lr or "
-          "set optim.clip; the last checkpoint is untouched)",
-          step_ + 1, loss, grad_norm);
+          "set optim.clip; {})",
+          step_ + 1, loss, grad_norm, checkpoint_note());
       break;
     }
     opt_->step(ps, sched_.lr(step_));
@@ -279,9 +287,12 @@ Summary Trainer::run() {
   // checkpoint written before it stays the one to resume from.
   if (s.status != "diverged" && s.status != "failed") save_checkpoint_now(s.train_seconds);
   s.updates = step_;
-  s.final_loss = last_loss_;
-  s.final_metric = last_metric_;
-  s.best_metric = best_;
+  // Without a single validation there is no final or best value: NaN (runs.csv "nan",
+  // summary.json null), never a 0 that reads like a perfect or a failed run.
+  const double none = std::numeric_limits<double>::quiet_NaN();
+  s.final_loss = has_best_ ? last_loss_ : none;
+  s.final_metric = has_best_ ? last_metric_ : none;
+  s.best_metric = has_best_ ? best_ : none;
   s.best_step = best_step_;
   s.updates_to_target = updates_to_target_;
   s.seconds_to_target = seconds_to_target_;
@@ -289,7 +300,12 @@ Summary Trainer::run() {
   s.ms_per_update = done > 0 ? 1000.0 * seconds_since(t_start) / double(done) : 0.0;
   s.peak_rss_mb = peak_rss_mb();
   s.held_bytes = exp_.held_bytes();
-  log(s.message);
+  // A diverged or failed run's message is the app's error line; printing it here too
+  // would show it twice.
+  if (s.status == "diverged" || s.status == "failed")
+    files_.log(s.message);
+  else
+    log(s.message);
   return s;
 }
 

@@ -61,6 +61,7 @@ class Trainer {
  private:
   void save_checkpoint_now(double elapsed_s);
   bool validate(Summary& s);  // returns true when training should stop
+  std::string checkpoint_note() const;
   void fail(Summary& s, const core::Error& e);  // status "failed" with e's message
   void probe();
   void log(const std::string& line);

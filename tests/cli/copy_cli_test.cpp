@@ -205,6 +205,36 @@ TEST(CopyCli, DivergenceStopsWithOneLineErrorAndKeepsWhatWasWritten) {
   const auto runs = report::read_csv(dir + "/results/copy/runs.csv");
   ASSERT_EQ(runs.rows.size(), 1u);
   EXPECT_EQ(runs.rows[0][runs.col("status")], "diverged");
+  // It diverged before its first validation: no final or best value (never a 0 that
+  // reads like a result), no promise of a checkpoint that was never written, and the
+  // message once.
+  EXPECT_EQ(runs.rows[0][runs.col("final_metric")], "nan");
+  EXPECT_EQ(runs.rows[0][runs.col("best_metric")], "nan");
+  const std::string summary = clitest::slurp(run_dir + "/summary.json");
+  EXPECT_NE(summary.find("\"final_metric\": null"), std::string::npos) << summary;
+  EXPECT_FALSE(fs::exists(run_dir + "/checkpoint.sbck"));
+  EXPECT_NE(r.err.find("no checkpoint had been written yet"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("last checkpoint is untouched"), std::string::npos) << r.err;
+  size_t times = 0;
+  for (size_t at = r.err.find("training diverged"); at != std::string::npos;
+       at = r.err.find("training diverged", at + 1))
+    ++times;
+  EXPECT_EQ(times, 1u) << r.err;
+}
+
+TEST(CopyCli, ThreadsBeyondFourPerCoreAndNumericRunIdsAreHandled) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  auto r = run(kCopy + " --config tiny.yaml --threads 4096", dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("train.threads: 4096 is more than 4 per core"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/results"));
+  // A run id that reads as a number stays a string in summary.json.
+  r = run(kCopy + " --config tiny.yaml --run-id nan -q", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(clitest::slurp(dir + "/results/copy/nan/summary.json").find("\"run_id\": \"nan\""),
+            std::string::npos);
 }
 
 TEST(CopyCli, ResumeFromCorruptOrMissingCheckpointFailsNamingTheFile) {
