@@ -56,7 +56,7 @@ struct Imagenet64DataConfig {
       config::one_of({"mnist", "imagenet64"}));
     v("dir", dir, "directory with the data files (docs/experiments/imagenet64.md)");
     v("image_side", image_side, "imagenet64: side S of the stored images (64, or 32)",
-      config::at_least(1));
+      config::range(1, 4096));
     v("name", name, "data set name in tables");
     v("stand_in", stand_in, "tables mark the data as a stand-in (else real)");
     v("train_images", train_images, "cap on training images (0 = all)", config::non_negative());

@@ -17,7 +17,7 @@ namespace {
 // strerror text, thread-safe, with the common causes spelled out for users.
 std::string describe(int err) {
   std::string msg = std::error_code(err, std::generic_category()).message();
-  if (err == ENOSPC) return "disk full (" + msg + "; hint: free some space and rerun)";
+  if (err == ENOSPC) return "disk full (" + msg + "; hint: free some space, then continue the run with --resume)";
   if (err == EDQUOT) return "disk quota exceeded (" + msg + ")";
   if (err == EACCES || err == EPERM) return msg + " (hint: check the permissions)";
   return msg;

@@ -76,6 +76,20 @@ MomentumOptions momentum_options(const ModelConfig& cfg) {
 std::unique_ptr<SequenceLayer<float>> make_recurrent(const ModelConfig& cfg, core::ParamStore& ps,
                                                      const std::string& name, int64_t input,
                                                      int64_t bptt) {
+  // Keys that only the plain RNN cells read: set for another cell they would do nothing,
+  // silently. Their defaults (xavier, tanh) are what every cell starts from.
+  const bool plain_rnn = cfg.cell == "rnn" || cfg.cell == "stable_rnn";
+  const bool attentive = cfg.cell == "mem_rnn" || cfg.cell == "rel_rnn" || cfg.cell == "rel_lstm";
+  if (!plain_rnn && cfg.recurrent_init != "xavier")
+    throw core::UsageError(fmt::format(
+        "model.recurrent_init: '{}' applies only to the rnn and stable_rnn cells, and "
+        "model.cell is '{}' (hint: remove the key, or use model.init for this cell)",
+        cfg.recurrent_init, cfg.cell));
+  if (!plain_rnn && !attentive && cfg.nonlinearity != "tanh")
+    throw core::UsageError(fmt::format(
+        "model.nonlinearity: '{}' applies only to the rnn, stable_rnn, mem_rnn, rel_rnn and "
+        "rel_lstm cells, and model.cell is '{}' (hint: remove the key)",
+        cfg.nonlinearity, cfg.cell));
   if (cfg.backend == "onednn" && cfg.cell != "lstm")
     throw core::UsageError(fmt::format(
         "model.backend: onednn runs the plain lstm only, not '{}' (hint: model.backend: ours)",

@@ -417,3 +417,20 @@ TEST(CopyCli, ProbeMemoryRecordsHeldBytesGrowingWithT) {
   EXPECT_NEAR(held[2] / held[0], 46.0 / 16.0, 0.1 * 46.0 / 16.0);
   EXPECT_FALSE(fs::exists(dir + "/results/copy/runs.csv")) << "no training run";
 }
+
+TEST(CopyCli, AKeyThatDoesNothingForTheChosenCellIsAUsageError) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  auto r = run(kCopy + " --config tiny.yaml --set model.recurrent_init=henaff", dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("model.recurrent_init: 'henaff' applies only to the rnn and stable_rnn "
+                       "cells, and model.cell is 'lstm'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/results"));
+  // For an rnn the same key is used, and the run goes ahead.
+  r = run(kCopy + " --config tiny.yaml --set model.cell=rnn --set model.recurrent_init=henaff "
+                  "--set train.steps=2 -q",
+          dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+}
