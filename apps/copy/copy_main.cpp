@@ -37,11 +37,11 @@ int copy_main(int argc, char** argv) {
     app.add_option("--eval-T", eval_T,
                    "transfer: evaluate the checkpoint of --run-id at these T (no training); "
                    "writes transfer.csv in the run directory")
-        ->check(CLI::PositiveNumber);
+        ->check(config::whole_number(1, 10000000));
     app.add_option("--probe-memory", probe_T,
                    "memory vs T: one training step of the configured model at each T (no "
                    "training run); appends to <output.dir>/copy/memory.csv")
-        ->check(CLI::PositiveNumber);
+        ->check(config::whole_number(1, 10000000));
   };
   // Memory vs T (Kerg et al.'s memory figure): in increasing T in one process, so the
   // peak RSS of each row is the high-water mark up to and including that T.

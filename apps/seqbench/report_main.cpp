@@ -158,7 +158,7 @@ int report_main(int argc, char** argv) {
             "--step", [&step](const int64_t& s) { step = s; },
             "probe step for the distance figure (default: each run's last probe)")
         ->type_name("N")
-        ->check(CLI::NonNegativeNumber);
+        ->check(config::whole_number(0, 1000000000));
     bool input = false;
     gradnorm->add_flag("--input", input,
                        "draw inputgrad.csv instead: ||dl_{t+i}/dx_t|| of a trained model against "
@@ -198,7 +198,7 @@ int report_main(int argc, char** argv) {
         ->capture_default_str();
     approx->add_option("--kmeans-iters", approx_opts.approx.kmeans_iters,
                        "routing: spherical k-means steps on each segment's q, k")
-        ->check(CLI::NonNegativeNumber)
+        ->check(config::whole_number(0, 1000000000))
         ->capture_default_str();
     CLI::App* jsd = attention->add_subcommand(
         "jsd",

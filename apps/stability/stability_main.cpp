@@ -41,7 +41,7 @@ int stability_main(int argc, char** argv) {
         ->check(CLI::Range(1, 100000));
     trunc->add_option("--input-scale", cfg.input_scale,
                       "standard deviation of the inputs (small: near-linear, the bound is tight)")
-        ->check(CLI::PositiveNumber);
+        ->check(config::positive_real());
     trunc->add_option("--seed", cfg.seed, "random seed");
     trunc->add_option("--out", out, "results root");
     train::WeightGapConfig wg;
@@ -55,8 +55,9 @@ int stability_main(int argc, char** argv) {
     weights->add_option("--hidden", wg.hidden, "hidden units")->check(CLI::Range(1, 4096));
     weights->add_option("--steps", wg.steps, "gradient steps N")->check(CLI::Range(0, 10000000));
     weights->add_option("--alpha", wg.alpha, "step size α (step t uses α/t)")
-        ->check(CLI::PositiveNumber);
-    weights->add_option("--k", wg.ks, "truncation windows")->check(CLI::PositiveNumber);
+        ->check(config::positive_real());
+    weights->add_option("--k", wg.ks, "truncation windows")
+        ->check(config::whole_number(1, 100000));
     weights->add_option("--seed", wg.seed, "random seed");
     weights->add_option("--out", out, "results root");
     if (!config::parse_cli(app, argc, argv)) return core::kExitOk;

@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <system_error>
@@ -79,6 +81,30 @@ bool parse_cli(CLI::App& app, int argc, char** argv) {
       if (ch == '\n' || ch == '\r') ch = ' ';
     throw core::UsageError(msg);
   }
+}
+
+CLI::Validator positive_real() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v) || !(v > 0))
+          return "expected a number > 0, got '" + s + "'";
+        return {};
+      },
+      "NUMBER > 0");
+}
+
+CLI::Validator whole_number(int64_t lo, int64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& s) -> std::string {
+        int64_t v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < lo || v > hi)
+          return fmt::format("expected a whole number in [{}, {}], got '{}'", lo, hi, s);
+        return {};
+      },
+      fmt::format("INT in [{}, {}]", lo, hi));
 }
 
 }  // namespace seqbench::config

@@ -20,6 +20,7 @@
 
 namespace CLI {
 class App;
+class Validator;
 }
 
 namespace seqbench::config {
@@ -58,5 +59,12 @@ void resolve(Cfg& cfg, const CommonOptions& opts, const std::string& demo_yaml) 
 // version, meaning "exit 0". On a parse error throws core::UsageError with a one-line
 // message (the caller prints it once, prefixed with the program's name).
 bool parse_cli(CLI::App& app, int argc, char** argv);
+
+// Option checks with short messages (CLI11's PositiveNumber prints the whole double
+// range, 309 digits, for a value that is not a number).
+// A real number > 0: "expected a number > 0, got 'abc'".
+CLI::Validator positive_real();
+// A whole number in [lo, hi]: "expected a whole number in [1, 10000000], got 'abc'".
+CLI::Validator whole_number(int64_t lo, int64_t hi);
 
 }  // namespace seqbench::config

@@ -434,3 +434,13 @@ TEST(CopyCli, AKeyThatDoesNothingForTheChosenCellIsAUsageError) {
           dir);
   EXPECT_EQ(r.code, 0) << r.err;
 }
+
+TEST(CopyCli, ANumberOptionGivenTextSaysWhatItExpects) {
+  const std::string dir = clitest::fresh_dir("x");
+  const auto r = run(kCopy + " --demo --eval-T abc", dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--eval-T: expected a whole number in [1, 10000000], got 'abc'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_LT(r.err.size(), 200u) << r.err;
+}
