@@ -42,7 +42,7 @@ struct ModelConfig {
       config::one_of({"lstm", "rnn", "momentum_lstm", "adam_lstm", "rmsprop_lstm", "sr_lstm",
                       "momentum_rnn", "stable_rnn", "stable_lstm", "mem_rnn", "rel_rnn",
                       "rel_lstm", "sab"}));
-    v("hidden", hidden, "hidden units H", config::at_least(1));
+    v("hidden", hidden, "hidden units H", config::range(1, 65536));
     v("backend", backend, "ours | onednn (lstm only; full BPTT only)",
       config::one_of({"ours", "onednn"}));
     v("forget_bias", forget_bias, "added to the forget-gate bias at init");

@@ -29,13 +29,13 @@ struct TrainConfig {
     v("seed", seed, "random seed");
     v("threads", threads, "threads (0 = all cores)", config::non_negative());
     v("gemm", gemm, "float GEMM library: onednn | openblas", config::one_of({"onednn", "openblas"}));
-    v("batch", batch, "batch size B", config::at_least(1));
+    v("batch", batch, "batch size B", config::range(1, 1'000'000));
     v("steps", steps, "optimizer updates", config::at_least(1));
     v("bptt", bptt, "truncated BPTT window k (0 = full BPTT)", config::non_negative());
     v("log_every", log_every, "updates per metrics.csv training row", config::at_least(1));
     v("eval_every", eval_every, "updates between validations (0 = at the end only)",
       config::non_negative());
-    v("eval_batches", eval_batches, "validation batches", config::at_least(1));
+    v("eval_batches", eval_batches, "validation batches", config::range(1, 1'000'000));
     v("target", target, "stop when the validation metric reaches this (null = never)");
     v("patience", patience, "validations without improvement before stopping (0 = off)",
       config::non_negative());

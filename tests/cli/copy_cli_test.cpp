@@ -444,3 +444,17 @@ TEST(CopyCli, ANumberOptionGivenTextSaysWhatItExpects) {
       << r.err;
   EXPECT_LT(r.err.size(), 200u) << r.err;
 }
+
+TEST(CopyCli, SizesThatCannotFitAreUsageErrorsNamingTheKey) {
+  const std::string dir = clitest::fresh_dir("x");
+  for (const std::string& set : std::vector<std::string>{
+           "model.hidden=10000000", "task.T=2000000000", "task.copy_len=2000000000",
+           "train.batch=2000000000", "train.eval_batches=2000000000"}) {
+    const auto r = run(kCopy + " --demo --set " + set, dir);
+    EXPECT_EQ(r.code, 2) << set << ": " << r.err;
+    EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(set.substr(0, set.find('=')) + ": must be in ["), std::string::npos)
+        << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir + "/results"));
+}

@@ -188,7 +188,7 @@ TEST(SweepCli, SlurmBackendRunsTheSweepAsAJobArrayWithTheSameNumbersAsLocal) {
 TEST(SweepCli, RunIdsStayInsideTheResultsRoot) {
   const std::string dir = clitest::fresh_dir("x");
   fs::create_directories(dir + "/inner");
-  for (const std::string flag : {"--run-id ../../x", "--run-id .", "--run-id ..",
+  for (const std::string flag : std::initializer_list<const char*>{"--run-id ../../x", "--run-id .", "--run-id ..",
                                  "--set output.run_id=../y", "--run-id a/b"}) {
     const auto r = run(kFront + " copy --demo --out res " + flag, dir + "/inner");
     EXPECT_EQ(r.code, 2) << flag << ": " << r.err;
