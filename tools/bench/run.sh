@@ -1,19 +1,35 @@
 #!/usr/bin/env bash
 # make bench: one training step (forward, backward, clip, Adam, projection) of seqbench's
 # recurrent models and of PyTorch references, side by side in one run on this machine,
-# for the workloads of docs/performance.md. Prints a Markdown table (ms/step, peak RSS,
-# LSTM-equivalent GFLOP/s) and the speed ratios the performance targets are stated in.
+# for the workloads of docs/performance.md. Every side runs at its own best setting on the
+# machine at hand: before each implementation is timed, a short probe (an eighth of the
+# sequence, 1 warm-up + 2 timed steps) tries its candidate settings and the fastest wins:
+#   ours, onednn  OpenMP threads 1 or nproc (a row with @N keeps N)
+#   torch         torch.set_num_threads 1 or nproc; OPENBLAS_NUM_THREADS=1 or unset (then
+#                 OpenBLAS uses the OpenMP team); OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE as
+#                 inherited or unset (OpenBLAS detects the CPU), when the environment sets
+#                 them: the setting with the higher sgemm peak (BENCH_PROBE=2: probed too)
+# The run starts with the environment (CPU, compiler and flags, oneDNN, OpenBLAS and its
+# kernel set, torch and its BLAS, the OPENBLAS_* OMP_* MKL_* ATEN_* variables) and the
+# machine's sgemm peak (seqbench_bench_sgemm: OpenBLAS and oneDNN, n = 2048, 1 and nproc
+# threads, each OpenBLAS setting). Prints a Markdown table (ms/step, the winning setting,
+# peak RSS, LSTM-equivalent GFLOP/s and, for plain LSTM rows, % of the sgemm peak at the
+# row's thread count) and the speed ratios the performance targets are stated in.
 # The workload group `attention` times one forward + backward of every attention core
 # (and of PyTorch's full causal attention) for n = 256 ... 16384, one process per (kind, n),
 # and fits log-log slopes (docs/bench.md, "Attention scaling").
 # Writes results/bench/latest.md, results/bench/latest.csv,
 # results/bench/attention_scaling.{csv,png} and results/bench/bench-<UTC time>.json (one
-# file per run, kept for history).
+# file per run, kept for history: environment, sgemm, probes, rows).
 #
 # usage: tools/bench/run.sh [BUILD_DIR]     (BUILD_DIR defaults to build)
 # Environment (defaults in brackets):
-#   BENCH_THREADS [2]     threads of every implementation (the scaling rows use 1 and 2)
-#   BENCH_QUICK [0]       1: fewer steps, no char-PTB shape (a smoke run, ~1 minute)
+#   BENCH_THREADS [probed]  fixes the thread count of every implementation without @N
+#                         (PyTorch's OpenBLAS settings are still probed)
+#   BENCH_PROBE [1]       0: no probing; every side runs at BENCH_THREADS (else nproc)
+#                         threads in the environment as it is. 2: PyTorch also probes
+#                         both OpenBLAS kernel settings (1 takes the sgemm step's winner)
+#   BENCH_QUICK [0]       1: fewer steps, no char-PTB shape (a smoke run, ~1-2 minutes)
 #   BENCH_ONLY [all]      space-separated workload ids to run (see WORKLOADS below;
 #                         `attention` is the attention scaling group)
 #   BENCH_ATTN_NS [256 512 1024 2048 4096 8192 16384]   the attention group's lengths n
@@ -21,7 +37,8 @@
 #                         (n, n) matrices take ~4.5 GB at 16384)
 #   BENCH_PYTHON [/usr/bin/python3]   the interpreter that has Debian's python3-torch
 #   BENCH_OUT [results/bench]         where the files go
-# OMP_WAIT_POLICY and friends pass through to every implementation unchanged.
+# OMP_WAIT_POLICY and friends pass through to every implementation unchanged; the
+# OPENBLAS_* variables are changed only as the probe's candidates say (tests never see it).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -29,21 +46,17 @@ build=${1:-build}
 case $build in /*) ;; *) build=$PWD/$build ;; esac
 cd "$root"
 
-threads=${BENCH_THREADS:-2}
+fixed_threads=${BENCH_THREADS:-}
+probe=${BENCH_PROBE:-1}
 quick=${BENCH_QUICK:-0}
 py=${BENCH_PYTHON:-/usr/bin/python3}
 out_dir=${BENCH_OUT:-results/bench}
 cell_bin=$build/tools/bench/seqbench_bench_cell
 attn_scaling_bin=$build/tools/bench/seqbench_bench_attention
+sgemm_bin=$build/tools/bench/seqbench_bench_sgemm
 
 die() { echo "bench: $*" >&2; exit 1; }
 
-# id | task | B | T | I | H | classes | implementations (what:cell[@threads]) | extra flags
-# (passed to every implementation of the workload, e.g. rel_lstm's --nu/--rho)
-#   what: ours (seqbench's own cell), onednn (seqbench on oneDNN's LSTM primitive),
-#   torch (tools/bench/torch_cells.py; torch:nn.LSTM is PyTorch's fused LSTM)
-# pmnist: T steps of I inputs, head on the last step; copy: T is the delay (T+20 steps,
-# I=10, 9 classes, loss on every step); charptb: the char-PTB shape with dense inputs
 # (the embedding is not part of the step) and the head on the last step.
 WORKLOADS=(
   "pmnist-h128|pmnist|100|784|1|128|10|onednn:lstm ours:lstm torch:nn.LSTM torch:lstm"
@@ -81,16 +94,20 @@ TARGETS=(
 
 [[ -x $cell_bin ]] || die "no $cell_bin (hint: build first: cmake --build $build --target seqbench_bench_cell, or make bench)"
 [[ -x $attn_scaling_bin ]] || die "no $attn_scaling_bin (hint: build first: cmake --build $build --target seqbench_bench_attention, or make bench)"
+[[ -x $sgemm_bin ]] || die "no $sgemm_bin (hint: build first: cmake --build $build --target seqbench_bench_sgemm, or make bench)"
+[[ -z $fixed_threads || $fixed_threads =~ ^[1-9][0-9]*$ ]] || die "BENCH_THREADS='$fixed_threads' is not a thread count (hint: 1, 2, ...)"
+[[ $probe == [012] ]] || die "BENCH_PROBE='$probe' is not 0, 1 or 2 (hint: 0 = no probe, 1 = the default, 2 = also each PyTorch row's OpenBLAS kernels)"
 torch_version=$("$py" -c 'import torch; print(torch.__version__)' 2>/dev/null) ||
   die "cannot import torch with $py (hint: make deps-bench installs Debian's python3-torch; set BENCH_PYTHON to another interpreter)"
 
 if [[ $quick == 1 ]]; then
-  ours_warmup=1 ours_steps=2 torch_warmup=1 torch_steps=1
-  attn_warmup=1 attn_steps=1 attn_ns=${BENCH_ATTN_NS:-256 512 1024}
+  ours_warmup=1 ours_steps=2 torch_warmup=1 torch_steps=1 probe_div=16 probe_steps=1
+  sgemm_reps=3 attn_warmup=1 attn_steps=1 attn_ns=${BENCH_ATTN_NS:-256 512 1024}
 else
-  ours_warmup=2 ours_steps=5 torch_warmup=1 torch_steps=5
-  attn_warmup=1 attn_steps=3 attn_ns=${BENCH_ATTN_NS:-256 512 1024 2048 4096 8192 16384}
+  ours_warmup=2 ours_steps=5 torch_warmup=1 torch_steps=5 probe_div=8 probe_steps=2
+  sgemm_reps=5 attn_warmup=1 attn_steps=3 attn_ns=${BENCH_ATTN_NS:-256 512 1024 2048 4096 8192 16384}
 fi
+sgemm_n=2048
 attn_torch_max_n=${BENCH_ATTN_TORCH_MAX_N:-16384}
 only=${BENCH_ONLY:-}
 [[ -z $only && $quick == 1 ]] && only="pmnist-h128 copy-t100 copy-t1000 attention"
@@ -103,9 +120,72 @@ stamp=$(date -u '+%Y%m%dT%H%M%SZ')
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$root" diff --quiet HEAD -- lib tools/bench 2>/dev/null || commit="$commit+local changes"
 load_start=$(cut -d' ' -f1 /proc/loadavg)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
-header="machine: $ncpu cores (nproc), $cpu
-torch: $torch_version ($py), OPENBLAS_NUM_THREADS=1 for PyTorch; threads: $threads unless a row says; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-<unset>}
+# The candidate settings. Threads: nproc and 1 (BENCH_THREADS fixes one). OpenBLAS kernel
+# set: "env" keeps OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE as inherited, "auto" unsets them
+# (tried only when the environment sets one): the sgemm step measures both, and PyTorch
+# runs with the one that gave the higher sgemm peak (BENCH_PROBE=2: each PyTorch
+# implementation probes both). OpenBLAS threads inside PyTorch: "1"
+# (OPENBLAS_NUM_THREADS=1) or "team" (unset: the OpenMP team's size); "inherit" leaves
+# the variable as it is (BENCH_PROBE=0).
+if [[ $probe == 0 ]]; then
+  thread_cands=("${fixed_threads:-$ncpu}") core_cands=(env) bt_cands=(inherit)
+else
+  if [[ -n $fixed_threads ]]; then thread_cands=("$fixed_threads")
+  elif ((ncpu > 1)); then thread_cands=("$ncpu" 1)
+  else thread_cands=(1)
+  fi
+  core_cands=(env)
+  [[ -n ${OPENBLAS_CORETYPE:-}${OPENBLAS_L2_SIZE:-} ]] && core_cands+=(auto)
+  bt_cands=(1 team)
+fi
+
+# blas_env CORE BT -> the arguments of env(1) that make that OpenBLAS setting, one per line
+blas_env() {
+  local args=()
+  [[ $1 == auto ]] && args+=(-u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE)
+  case $2 in 1) args+=(OPENBLAS_NUM_THREADS=1) ;; team) args+=(-u OPENBLAS_NUM_THREADS) ;; esac
+  ((${#args[@]} == 0)) || printf '%s\n' "${args[@]}"
+}
+# in_blas_env CORE BT CMD... -> runs CMD with that OpenBLAS setting
+in_blas_env() {
+  local ea=()
+  mapfile -t ea < <(blas_env "$1" "$2")
+  shift 2
+  env "${ea[@]}" "$@"
+}
+core_desc() { [[ $1 == auto ]] && echo "OPENBLAS_CORETYPE/L2_SIZE unset" || echo "environment as inherited"; }
+
+# The environment: libraries as seqbench_bench_sgemm loads them under each kernel setting,
+# the rest from bench_env.py (CPU, compiler and flags, torch, variables).
+info_args=()
+for core in "${core_cands[@]}"; do
+  in_blas_env "$core" inherit "$sgemm_bin" --info >"$tmp/info-$core" ||
+    die "$sgemm_bin --info failed (hint: run it by hand to see why)"
+  info_args+=(--info "$core=$tmp/info-$core")
+done
+env_header=$("$py" "$root/tools/bench/bench_env.py" collect --build "$build" --out "$tmp/env.json" \
+  --load-start "$load_start" "${info_args[@]}") || die "bench_env.py failed (hint: run it by hand)"
+declare -A core_name
+for core in "${core_cands[@]}"; do
+  core_name[$core]=$(sed -n 's/^openblas_core=//p' "$tmp/info-$core")
+done
+
+if [[ $probe == 0 ]]; then
+  setting_line="settings: not probed (BENCH_PROBE=0): ${thread_cands[0]} threads, environment as it is"
+else
+  setting_line="settings: probed per implementation (a 1/$probe_div-length step, 1 warm-up + $probe_steps timed, fastest wins): threads ${thread_cands[*]}"
+  setting_line+="; PyTorch also OPENBLAS_NUM_THREADS=1 or unset"
+  if ((${#core_cands[@]} > 1)); then
+    if [[ $probe == 2 ]]; then setting_line+=", OPENBLAS_CORETYPE/L2_SIZE inherited or unset"
+    else setting_line+=", OpenBLAS kernels of the higher sgemm peak (OPENBLAS_CORETYPE/L2_SIZE inherited or unset)"
+    fi
+  fi
+fi
+header="$env_header
+$setting_line; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-<unset>}
 steps: seqbench $ours_warmup warmup + $ours_steps timed, PyTorch $torch_warmup + $torch_steps (median reported); Adam lr 1e-3, clip 1.0
 attention group: 1 thread, $attn_warmup warmup + at least $attn_steps timed steps (more until 300 ms), n = $attn_ns
 date: $date_utc, commit $commit"
@@ -118,47 +198,239 @@ echo
 # field KEY LINE -> the value of KEY=... in a key=value line
 field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
 
-# run_one TASK B T I H C IMPL [EXTRA FLAGS...] -> the implementation's key=value line
+# The sgemm peak: C = A B at n = 2048 with OpenBLAS (each kernel setting) and oneDNN, at
+# every thread count a row may use. peak[TH] is the best of them at TH threads, each
+# library's best product (a peak; the median is printed beside it). Measured before the
+# workloads and again after them (the load of a shared machine changes in between), the
+# higher one counts.
+sg_threads=$(
+  {
+    echo 1
+    echo "$ncpu"
+    printf '%s\n' "${thread_cands[@]}"
+    printf '%s\n' "${WORKLOADS[@]}" | grep -o '@[0-9]*' | tr -d @
+  } | sort -n -u | paste -sd, -
+)
+declare -A peak peak_by blas_best blas_best_core
+sgemm_rows=()
+sgemm_csv_lines=()
+# measure_sgemm WHEN -> updates peak, peak_by, blas_best(_core) and the table rows
+measure_sgemm() {
+  local when=$1 src lib core out line th gf who
+  echo "running sgemm peak ($when; n=$sgemm_n, threads $sg_threads) ..." >&2
+  for src in "${core_cands[@]/#/openblas:}" onednn:-; do
+    lib=${src%%:*} core=${src#*:}
+    if [[ $lib == openblas ]]; then
+      out=$(in_blas_env "$core" team "$sgemm_bin" --lib openblas --n "$sgemm_n" --threads "$sg_threads" --reps "$sgemm_reps") || out=
+    else
+      out=$("$sgemm_bin" --lib onednn --n "$sgemm_n" --threads "$sg_threads" --reps "$sgemm_reps") || out=
+    fi
+    [[ -n $out ]] || { echo "  sgemm $src failed" >&2; continue; }
+    while read -r line; do
+      echo "  $line" >&2
+      th=$(field threads "$line") gf=$(field gflops_best "$line")
+      if [[ $lib == openblas ]]; then
+        who="OpenBLAS $(field core "$line") ($core)"
+        sgemm_rows+=("| $when | OpenBLAS | $(field core "$line") ($(core_desc "$core")) | $th | $(field gflops "$line") | $gf |")
+      else
+        who="oneDNN"
+        sgemm_rows+=("| $when | oneDNN | - | $th | $(field gflops "$line") | $gf |")
+      fi
+      sgemm_csv_lines+=("$when,$lib,$(field core "$line"),$core,$th,$sgemm_n,$(field reps "$line"),$(field ms "$line"),$(field gflops "$line"),$gf")
+      if awk -v a="$gf" -v b="${peak[$th]:-0}" 'BEGIN { exit !(a > b) }'; then
+        peak[$th]=$gf peak_by[$th]="$who, $when"
+      fi
+      if [[ $lib == openblas ]] && awk -v a="$gf" -v b="${blas_best[$th]:-0}" 'BEGIN { exit !(a > b) }'; then
+        blas_best[$th]=$gf blas_best_core[$th]=$core
+      fi
+    done <<<"$out"
+  done
+}
+measure_sgemm start
+peak_text() { echo "sgemm peak (n=$sgemm_n): ${peak[$ncpu]:-?} GFLOP/s on $ncpu threads (${peak_by[$ncpu]:-?}), ${peak[1]:-?} on 1 (${peak_by[1]:-?})"; }
+# PyTorch's OpenBLAS kernel candidates: those of the best OpenBLAS sgemm at 1 and at nproc
+# threads (one setting unless they disagree), or all of them with BENCH_PROBE=2.
+if [[ $probe == 2 ]]; then
+  torch_core_cands=("${core_cands[@]}")
+else
+  mapfile -t torch_core_cands < <(printf '%s\n' "${blas_best_core[1]:-${core_cands[0]}}" \
+    "${blas_best_core[$ncpu]:-${core_cands[0]}}" | awk '!seen[$0]++')
+fi
+peak_text
+echo
+
+# run_one TASK B T I H C IMPL TH CORE BT WARMUP STEPS [EXTRA FLAGS...] -> the
+# implementation's key=value line(s); TH may be a list (1,2) for torch (one line per count).
+# run_prefix (e.g. timeout 30) goes before the program; torch_probe_args after PyTorch's flags.
+run_prefix=() torch_probe_args=()
 run_one() {
-  local task=$1 B=$2 T=$3 I=$4 H=$5 C=$6 impl=$7
-  shift 7
+  local task=$1 B=$2 T=$3 I=$4 H=$5 C=$6 impl=$7 th=$8 core=$9 bt=${10} warm=${11} steps=${12}
+  shift 12
   local what=${impl%%:*} rest=${impl#*:}
-  local cell=${rest%@*} th=$threads
-  [[ $rest == *@* ]] && th=${rest#*@}
+  local cell=${rest%@*}
   local io=()
   [[ $task == copy ]] || io=(--input "$I" --classes "$C")
   case $what in
     ours | onednn)
-      "$cell_bin" --cell "$cell" --backend "$what" --task "$task" --batch "$B" --T "$T" "${io[@]}" \
-        --hidden "$H" --threads "$th" --warmup "$ours_warmup" --steps "$ours_steps" "$@" ;;
+      "${run_prefix[@]}" "$cell_bin" --cell "$cell" --backend "$what" --task "$task" --batch "$B" \
+        --T "$T" "${io[@]}" --hidden "$H" --threads "$th" --warmup "$warm" --steps "$steps" "$@" ;;
     torch)
-      OPENBLAS_NUM_THREADS=1 "$py" "$root/tools/bench/torch_cells.py" --cell "$cell" --task "$task" \
+      in_blas_env "$core" "$bt" "${run_prefix[@]}" "$py" "$root/tools/bench/torch_cells.py" --cell "$cell" --task "$task" \
         --batch "$B" --T "$T" "${io[@]}" --hidden "$H" --threads "$th" \
-        --warmup "$torch_warmup" --steps "$torch_steps" "$@" ;;
+        --warmup "$warm" --steps "$steps" "${torch_probe_args[@]}" "$@" ;;
     *) die "unknown implementation '$impl' (hint: ours:CELL, onednn:lstm or torch:CELL)" ;;
   esac
 }
 
-declare -A ms best rss gflops
+# setting_label WHAT TH CORE BT -> how the table names a setting
+setting_label() {
+  if [[ $1 == torch ]]; then
+    local bt=$4
+    [[ $bt == inherit ]] && bt=${OPENBLAS_NUM_THREADS:-team}
+    echo "th=$2, blas_th=$bt, ${core_name[$3]:-?} ($3)"
+  else
+    echo "th=$2"
+  fi
+}
+
+# choose TASK B T I H C IMPL [EXTRA...] -> sets ch_th ch_core ch_bt: the fastest candidate
+# setting of IMPL in a short probe (a 1/probe_div-length sequence, min of probe_steps steps);
+# every candidate's time goes to probe_lines. PyTorch's thread counts run in one process per
+# OpenBLAS setting, fewest threads first. Once one candidate has a time, the others get
+# 6 s + 4x that per step they run (an oversubscribed setting can be 50x slower on a busy
+# machine), and what they printed before the limit still counts; PyTorch stops timing a
+# thread count after a step 3x slower than the best so far.
+probe_lines=()
+probe_md=()
+choose() {
+  local task=$1 B=$2 T=$3 I=$4 H=$5 C=$6 impl=$7
+  shift 7
+  local what=${impl%%:*} rest=${impl#*:}
+  local pT=$((T / probe_div))
+  [[ $task == copy ]] && pT=$T  # the copy rows are short already (L = T + 20)
+  ((pT >= 2)) || pT=2
+  ch_core=${torch_core_cands[0]} ch_bt=${bt_cands[0]} ch_ms='' ch2_ms='' ch_pT=$pT
+  if [[ $rest == *@* ]]; then
+    ch_th=${rest#*@}
+    [[ $what == torch ]] || return 0
+    local ths=("$ch_th")
+  else
+    ch_th=${thread_cands[0]}
+    local ths=("${thread_cands[@]}")
+  fi
+  local cands=() core bt t
+  if [[ $what == torch ]]; then
+    for core in "${torch_core_cands[@]}"; do
+      for bt in "${bt_cands[@]}"; do
+        local list=()
+        for t in $(printf '%s\n' "${ths[@]}" | sort -n); do
+          # at 1 thread OpenBLAS runs 1 thread either way: probe it once (with bt 1)
+          [[ $bt == team && $t == 1 && " ${bt_cands[*]} " == *" 1 "* ]] && continue
+          list+=("$t")
+        done
+        ((${#list[@]} > 0)) && cands+=("$core $bt $(IFS=,; echo "${list[*]}")")
+      done
+    done
+  else
+    for t in "${ths[@]}"; do cands+=("- - $t"); done
+  fi
+  # one candidate process with one thread count: nothing to choose
+  ((${#cands[@]} == 1)) && [[ ${cands[0]} != *,* ]] && return 0
+  local best_ms='' summary='' c out line ms th n res=()
+  for c in "${cands[@]}"; do
+    read -r core bt t <<<"$c"
+    run_prefix=() torch_probe_args=(--stop-factor 3)
+    if [[ -n $best_ms ]]; then
+      n=$(tr ',' '\n' <<<"$t" | wc -l)
+      run_prefix=(timeout "$(awk -v b="$best_ms" -v s=$((1 + n * probe_steps)) 'BEGIN { printf "%d", 6 + 4 * b * s / 1000 }')")
+      torch_probe_args+=(--stop-above-ms "$(awk -v b="$best_ms" 'BEGIN { printf "%.0f", 3 * b }')")
+    fi
+    [[ $what == torch ]] || torch_probe_args=()
+    out=$(run_one "$task" "$B" "$pT" "$I" "$H" "$C" "$impl" "$t" "$core" "$bt" 1 "$probe_steps" "$@") || {
+      summary+="$(setting_label "$what" "$t" "$core" "$bt"): stopped (failed or over the time limit); "
+    }
+    run_prefix=() torch_probe_args=()
+    while read -r line; do
+      ms=$(field ms_min "$line")
+      [[ -n $ms ]] || continue
+      th=$(field threads "$line")
+      probe_lines+=("$id,$impl,$pT,$th,$core,$bt,$ms")
+      summary+="$(setting_label "$what" "$th" "$core" "$bt"): $ms ms; "
+      res+=("$ms $th $core $bt")
+      if [[ -z $best_ms ]] || awk -v a="$ms" -v b="$best_ms" 'BEGIN { exit !(a < b) }'; then
+        best_ms=$ms
+      fi
+    done <<<"$out"
+  done
+  ((${#res[@]} > 0)) || { echo "  probe of $impl failed; running the first candidate" >&2; return 0; }
+  # the fastest, and the runner-up in case the fastest collapses in the timed run
+  mapfile -t res < <(printf '%s\n' "${res[@]}" | sort -g -k1,1)
+  read -r ch_ms ch_th ch_core ch_bt <<<"${res[0]}"
+  ((${#res[@]} > 1)) && read -r ch2_ms ch2_th ch2_core ch2_bt <<<"${res[1]}"
+  ch_pT=$pT
+  echo "  probe (T=$pT): ${summary%; } -> $(setting_label "$what" "$ch_th" "$ch_core" "$ch_bt")" >&2
+  probe_md+=("| $id | $impl | $pT | ${summary%; } | $(setting_label "$what" "$ch_th" "$ch_core" "$ch_bt") |")
+}
+
+# plain_lstm IMPL -> true for the rows whose flop count is an LSTM's (the GEMM-bound ones)
+plain_lstm() { local c=${1#*:}; c=${c%@*}; [[ $c == lstm || $c == nn.LSTM ]]; }
+
+declare -A ms best rss gflops setting row_th row_core row_bt pct floor_ms
 rows=()
+notes=()
+declare -A row_flop  # a step's LSTM-eq. GFLOP
+floor_ids=()         # workloads with plain LSTM rows: "id gflop"
 failed=0
 for w in "${WORKLOADS[@]}"; do
   IFS='|' read -r id task B T I H C impls extra <<<"$w"
   [[ -n $only && " $only " != *" $id "* ]] && continue
   [[ $task == copy ]] && L=$((T + 20)) || L=$T
+  # LSTM-equivalent work: forward 2*L*B*4H*(I+H) flops, backward twice that.
+  gflop=$(awk -v L="$L" -v B="$B" -v H="$H" -v I="$I" 'BEGIN { printf "%.4f", 6 * L * B * 4 * H * (I + H) / 1e9 }')
+  [[ " $impls " == *":lstm"* || " $impls " == *":nn.LSTM"* ]] && floor_ids+=("$id $gflop")
   for impl in $impls; do
     key=$id/$impl
+    what=${impl%%:*}
     echo "running $key ..." >&2
     # shellcheck disable=SC2086 # extra is a list of flags
-    if line=$(run_one "$task" "$B" "$T" "$I" "$H" "$C" "$impl" $extra | tail -n 1) &&
-       [[ -n $(field ms_per_step "$line") ]]; then
+    choose "$task" "$B" "$T" "$I" "$H" "$C" "$impl" $extra
+    if [[ $what == torch ]]; then warm=$torch_warmup steps=$torch_steps; else warm=$ours_warmup steps=$ours_steps; fi
+    # shellcheck disable=SC2086
+    line=$(run_one "$task" "$B" "$T" "$I" "$H" "$C" "$impl" "$ch_th" "$ch_core" "$ch_bt" "$warm" "$steps" $extra | tail -n 1) || line=
+    # On a busy machine the probe's pick can collapse in the timed run (an oversubscribed
+    # OpenMP team): above 4x what the probe predicted (the probe's sequence is 1/probe_div
+    # as long; PyTorch's step grows faster than its length), the runner-up is timed too
+    # and the faster of the two is kept (the runner-up is stopped once it is slower).
+    got=$(field ms_per_step "$line")
+    if [[ -n $got && -n $ch_ms && -n $ch2_ms ]] &&
+       awk -v m="$got" -v p="$ch_ms" -v r="$((T / ch_pT))" 'BEGIN { exit !(m > 4 * p * r) }'; then
+      echo "  $(setting_label "$what" "$ch_th" "$ch_core" "$ch_bt") took $got ms, over 4x the probe's prediction; timing the runner-up" >&2
+      # bounded by the pick's own time: a runner-up slower than the pick is stopped
+      run_prefix=(timeout "$(awk -v m="$got" -v n=$((warm + steps)) 'BEGIN { printf "%d", 10 + 1.2 * m * n / 1000 }')")
+      [[ $what == torch ]] && torch_probe_args=(--stop-above-ms "$got")
+      # shellcheck disable=SC2086
+      line2=$(run_one "$task" "$B" "$T" "$I" "$H" "$C" "$impl" "$ch2_th" "$ch2_core" "$ch2_bt" "$warm" "$steps" $extra | tail -n 1) || line2=
+      run_prefix=() torch_probe_args=()
+      got2=$(field ms_per_step "$line2")
+      note="$key: the probe's pick $(setting_label "$what" "$ch_th" "$ch_core" "$ch_bt") took $got ms/step (about $(awk -v p="$ch_ms" -v r="$((T / ch_pT))" 'BEGIN { printf "%.0f", p * r }') predicted)"
+      if [[ -n $got2 ]] && awk -v a="$got2" -v b="$got" 'BEGIN { exit !(a < b) }'; then
+        echo "  $line2" >&2
+        line=$line2 ch_th=$ch2_th ch_core=$ch2_core ch_bt=$ch2_bt
+        notes+=("$note; the runner-up's $got2 ms is reported")
+      else
+        notes+=("$note; the runner-up took ${got2:-longer} ms, so the pick's is reported")
+      fi
+    fi
+    if [[ -n $(field ms_per_step "$line") ]]; then
       echo "  $line" >&2
       ms[$key]=$(field ms_per_step "$line")
       best[$key]=$(field ms_min "$line")
       rss[$key]=$(field peak_rss_mb "$line")
-      # LSTM-equivalent work: forward 2*L*B*4H*(I+H) flops, backward twice that.
-      gflops[$key]=$(awk -v L="$L" -v B="$B" -v H="$H" -v I="$I" -v m="${ms[$key]}" \
-        'BEGIN { printf "%.1f", 6 * L * B * 4 * H * (I + H) / (m * 1e6) }')
+      row_th[$key]=$(field threads "$line")
+      setting[$key]=$(setting_label "$what" "${row_th[$key]}" "$ch_core" "$ch_bt")
+      if [[ $what == torch ]]; then row_core[$key]=$ch_core row_bt[$key]=$ch_bt; fi
+      row_flop[$key]=$gflop
+      gflops[$key]=$(awk -v g="$gflop" -v m="${ms[$key]}" 'BEGIN { printf "%.1f", g * 1e3 / m }')
     else
       echo "  $key failed" >&2
       failed=1
@@ -166,11 +438,41 @@ for w in "${WORKLOADS[@]}"; do
     rows+=("$key|$task|$B|$T|$I|$H")
   done
 done
+
+# The plain LSTM rows against the sgemm peak at their thread count (measured again now,
+# the higher of the two), and each workload's GEMM floor at the machine's peak.
+floor_lines=()
+over_peak=0
+if ((${#rows[@]} > 0)); then
+  measure_sgemm end
+  for r in "${rows[@]}"; do
+    key=${r%%|*}
+    p=${peak[${row_th[$key]:-}]:-}
+    if plain_lstm "${key#*/}" && [[ -n $p && -n ${row_flop[$key]:-} ]]; then
+      pct[$key]=$(awk -v g="${gflops[$key]}" -v p="$p" 'BEGIN { printf "%.0f", 100 * g / p }')
+      floor_ms[$key]=$(awk -v g="${row_flop[$key]}" -v p="$p" 'BEGIN { printf "%.1f", g * 1e3 / p }')
+      ((pct[$key] <= 100)) || over_peak=1
+    fi
+  done
+  machine_peak=0 machine_peak_th=
+  for th in "${!peak[@]}"; do
+    if awk -v a="${peak[$th]}" -v b="$machine_peak" 'BEGIN { exit !(a > b) }'; then
+      machine_peak=${peak[$th]} machine_peak_th=$th
+    fi
+  done
+  for f in "${floor_ids[@]}"; do
+    floor_lines+=("$(awk -v id="${f% *}" -v g="${f#* }" -v p="$machine_peak" \
+      'BEGIN { printf "%s %.1f GFLOP -> %.1f ms", id, g, g * 1e3 / p }')")
+  done
+  echo "$(peak_text) (the higher of the two measurements)" >&2
+fi
+
 # Attention scaling (workload group `attention`; issue 6, analysis 2): one causal forward +
 # backward of each attention core (B=1, H=1, D=64, window w=128: every sparse kind at the
 # same per-query budget) at each n, one process per (kind, n) so that each peak RSS is that
 # shape's alone, and PyTorch's plain causal softmax(QK^T/sqrt(D)) V with autograd beside
 # ours. Always 1 thread: the slopes describe the algorithms, not the thread scaling.
+# PyTorch's OpenBLAS runs with the kernel setting that won the 1-thread sgemm probe.
 ATTN_KINDS="full local routing random smyrf lsh"
 ATTN_WINDOW=128
 # Slopes fit n >= this: below 1024 fixed costs flatten the curves (a quick run has no
@@ -197,6 +499,8 @@ attn_done_ns=()
 if [[ -z $only || " $only " == *" attention "* ]]; then
   for kind in $ATTN_KINDS; do attn_impls+=("ours:$kind"); done
   attn_impls+=("torch:full")
+  attn_core=${blas_best_core[1]:-${core_cands[0]}}
+  attn_torch_setting="th=1, blas_th=1, ${core_name[$attn_core]:-?} ($attn_core)"
   for n in $attn_ns; do
     attn_done_ns+=("$n")
     for impl in "${attn_impls[@]}"; do
@@ -204,7 +508,7 @@ if [[ -z $only || " $only " == *" attention "* ]]; then
       echo "running attention/$impl n=$n ..." >&2
       if [[ $impl == torch:* ]]; then
         ((n <= attn_torch_max_n)) || continue
-        line=$(OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$py" "$root/tools/bench/torch_attention_scaling.py" \
+        line=$(OMP_NUM_THREADS=1 in_blas_env "$attn_core" 1 "$py" "$root/tools/bench/torch_attention_scaling.py" \
           --n "$n" --threads 1 --warmup "$attn_warmup" --steps "$attn_steps" | tail -n 1) || line=
       else
         line=$(OMP_NUM_THREADS=1 "$attn_scaling_bin" --kind "$kind" --n "$n" --window "$ATTN_WINDOW" \
@@ -258,7 +562,7 @@ if ((${#attn_done_ns[@]} > 0)); then
   for impl in "${attn_impls[@]}"; do
     head_ms+=" $impl |" head_mem+=" $impl |" rule+="---:|"
   done
-  attn_md+=("Time of one forward + backward, ms (median; 1 thread, B=1, H=1, D=64, w=$ATTN_WINDOW):" ""
+  attn_md+=("Time of one forward + backward, ms (median; 1 thread, B=1, H=1, D=64, w=$ATTN_WINDOW; PyTorch: $attn_torch_setting):" ""
     "$head_ms ours full / PyTorch |" "$rule---:|")
   for n in "${attn_done_ns[@]}"; do
     row="| $n |"
@@ -348,20 +652,64 @@ mkdir -p "$out_dir"
 md=$out_dir/latest.md
 csv=$out_dir/latest.csv
 attn_csv=$out_dir/attention_scaling.csv
+sgemm_csv=$out_dir/sgemm.csv
+probes_csv=$out_dir/probes.csv
 json=$out_dir/bench-$stamp.json
 {
   echo "# Training-step benchmark"
   echo
   echo "    ${header//$'\n'/$'\n'    }"
   echo "    load average (1 min): $load_start at start, $load_end at end, on $ncpu cores"
+  echo
+  echo "## sgemm peak"
+  echo
+  echo "$(peak_text). C = A B, n × n floats, row-major; GFLOP/s = 2n³ / the product's time; the peak is the best product, measured before and after the workloads."
+  echo
+  echo "| when | library | OpenBLAS kernels | threads | GFLOP/s (median) | best |"
+  echo "|---|---|---|---:|---:|---:|"
+  printf '%s\n' "${sgemm_rows[@]}"
+  if ((${#floor_lines[@]} > 0)); then
+    echo
+    echo "A step's LSTM-eq. work (6·L·B·4H·(I+H) flop) at the machine's peak ($machine_peak GFLOP/s, $machine_peak_th threads):"
+    printf '%s; ' "${floor_lines[@]}" | sed 's/; $/./'
+    echo
+  fi
   if ((${#rows[@]} > 0)); then
     echo
-    echo "| workload | implementation | B | T | I | H | ms/step (median) | best ms | peak RSS MB | LSTM-eq. GFLOP/s |"
-    echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    echo "## Training step"
+    echo
+    echo "| workload | implementation | setting | B | T | I | H | ms/step (median) | best ms | peak RSS MB | LSTM-eq. GFLOP/s | % of sgemm peak | ms at peak |"
+    echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     for r in "${rows[@]}"; do
       IFS='|' read -r key task B T I H <<<"$r"
-      echo "| ${key%%/*} | ${key#*/} | $B | $T | $I | $H | ${ms[$key]:-failed} | ${best[$key]:--} | ${rss[$key]:--} | ${gflops[$key]:--} |"
+      pc=${pct[$key]:+${pct[$key]}%}
+      echo "| ${key%%/*} | ${key#*/} | ${setting[$key]:--} | $B | $T | $I | $H | ${ms[$key]:-failed} | ${best[$key]:--} | ${rss[$key]:--} | ${gflops[$key]:--} | ${pc:--} | ${floor_ms[$key]:--} |"
     done
+    echo
+    echo "setting: th = OpenMP threads (torch.set_num_threads for PyTorch); blas_th = PyTorch's"
+    echo "OPENBLAS_NUM_THREADS (team: unset, OpenBLAS uses the OpenMP team); then the OpenBLAS"
+    echo "kernel set, (env) with OPENBLAS_CORETYPE/L2_SIZE as inherited, (auto) with them unset."
+    echo "% of sgemm peak and ms at peak (plain LSTM rows): the row's LSTM-eq. GFLOP/s against"
+    echo "the sgemm peak at the row's thread count, and the step's GFLOP at that peak."
+    if ((over_peak)); then
+      echo "Above 100%: the row ran while the machine was less busy than during both sgemm"
+      echo "measurements (a shared machine's load changes during a run), so the peak at that"
+      echo "thread count is underestimated there, and its % and ms at peak overstated."
+    fi
+    if ((${#notes[@]} > 0)); then
+      echo
+      printf -- '- %s\n' "${notes[@]}"
+    fi
+  fi
+  if ((${#probe_md[@]} > 0)); then
+    echo
+    echo "## Settings probed"
+    echo
+    echo "Best of $probe_steps timed step(s) after 1 warm-up, on a sequence 1/$probe_div as long (copy: full length):"
+    echo
+    echo "| workload | implementation | probe T | candidates (best ms) | chosen |"
+    echo "|---|---|---:|---|---|"
+    printf '%s\n' "${probe_md[@]}"
   fi
   if ((${#attn_md[@]} > 0)); then
     echo
@@ -369,6 +717,8 @@ json=$out_dir/bench-$stamp.json
     echo
     printf '%s\n' "${attn_md[@]}"
   fi
+  echo
+  echo "## Targets"
   echo
   echo "| target | measured | goal | met |"
   echo "|---|---:|---|---|"
@@ -378,17 +728,26 @@ json=$out_dir/bench-$stamp.json
   echo
   echo "ours = seqbench's own cell, onednn = seqbench on oneDNN's LSTM primitive, torch = PyTorch"
   echo "(torch:nn.LSTM fused, torch:CELL a Python step loop as the papers' code runs custom cells);"
-  echo "@N = N threads. Speedup = the other's ms / this one's. Attention: ours:KIND = seqbench's"
-  echo "core, torch:full = PyTorch's softmax(QK^T/sqrt(D)) V with autograd."
+  echo "@N = N threads. Speedup = the other's ms / this one's, each at its own best setting."
+  echo "Attention: ours:KIND = seqbench's core, torch:full = PyTorch's softmax(QK^T/sqrt(D)) V"
+  echo "with autograd."
 } >"$md"
 {
-  echo "date,commit,nproc,cpu,torch,workload,impl,task,B,T,I,H,ms_per_step,ms_min,peak_rss_mb,gflops,load_start,load_end"
+  echo "date,commit,nproc,cpu,torch,workload,impl,setting,threads,openblas_core_setting,openblas_threads,task,B,T,I,H,ms_per_step,ms_min,peak_rss_mb,gflops,pct_sgemm_peak,ms_at_peak,load_start,load_end"
   for r in "${rows[@]}"; do
     IFS='|' read -r key task B T I H <<<"$r"
-    echo "$date_utc,$commit,$ncpu,\"$cpu\",$torch_version,${key%%/*},${key#*/},$task,$B,$T,$I,$H,${ms[$key]:-},${best[$key]:-},${rss[$key]:-},${gflops[$key]:-},$load_start,$load_end"
+    echo "$date_utc,$commit,$ncpu,\"$cpu\",$torch_version,${key%%/*},${key#*/},\"${setting[$key]:-}\",${row_th[$key]:-},${row_core[$key]:-},${row_bt[$key]:-},$task,$B,$T,$I,$H,${ms[$key]:-},${best[$key]:-},${rss[$key]:-},${gflops[$key]:-},${pct[$key]:-},${floor_ms[$key]:-},$load_start,$load_end"
   done
 } >"$csv"
-outputs="$md, $csv"
+{
+  echo "when,lib,core,core_setting,threads,n,reps,ms,gflops,gflops_best"
+  printf '%s\n' "${sgemm_csv_lines[@]}"
+} >"$sgemm_csv"
+{
+  echo "workload,impl,probe_T,threads,core_setting,blas_threads,ms_min"
+  ((${#probe_lines[@]} == 0)) || printf '%s\n' "${probe_lines[@]}"
+} >"$probes_csv"
+outputs="$md, $csv, $sgemm_csv, $probes_csv"
 if ((${#attn_done_ns[@]} > 0)); then
   attn_keys="B H N D window clusters rounds threads ms ms_min ms_max fwd_ms bwd_ms peak_rss_mb base_rss_mb held_mb nxn_mb"
   {
@@ -444,13 +803,14 @@ outputs+=" and $json"
 # attention_scaling.csv goes into the JSON only when this run wrote it.
 attn_json_csv=
 ((${#attn_done_ns[@]} > 0)) && attn_json_csv=$attn_csv
-"$py" - "$csv" "$json" "$attn_json_csv" <<'EOF'
-import csv, json, sys
-doc = {"rows": list(csv.DictReader(open(sys.argv[1])))}
-if sys.argv[3]:
-    doc["attention_scaling"] = list(csv.DictReader(open(sys.argv[3])))
-json.dump(doc, open(sys.argv[2], "w"), indent=1)
-EOF
+"$py" "$root/tools/bench/bench_env.py" write --env "$tmp/env.json" --csv "$csv" --out "$json" \
+  --sgemm "$sgemm_csv" --probes "$probes_csv" --attention "$attn_json_csv" --load-end "$load_end" \
+  --meta "date=$date_utc" --meta "commit=$commit" --meta "probe=$probe" --meta "probe_div=$probe_div" \
+  --meta "probe_steps=$probe_steps" --meta "threads_probed=${thread_cands[*]}" \
+  --meta "openblas_core_settings=${core_cands[*]}" --meta "torch_openblas_core_candidates=${torch_core_cands[*]}" \
+  --meta "quick=$quick" --meta "only=$only" \
+  --meta "attention_torch_setting=${attn_torch_setting:-}" ||
+  die "bench_env.py write failed"
 
 echo
 awk 'f; /^    load average/ { f = 1 }' "$md"

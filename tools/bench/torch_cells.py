@@ -29,19 +29,27 @@ Workloads (--task):
 Prints one line of key=value pairs (same keys as seqbench_bench_cell) for run.sh; loss0 is
 the first step's loss (at init, ln(classes) for both libraries), loss the last one's.
 
-Threads: torch.set_num_threads(--threads, default 2) and
-OPENBLAS_NUM_THREADS=1 (set here before torch is imported unless the caller set it).
+Threads: torch.set_num_threads(--threads, default 2). --threads may be a list ("2,1"): the
+warm-up steps run at the first count, then --steps are timed at each count in turn and one
+line is printed per count (run.sh's probe of the best setting; --stop-above-ms and
+--stop-factor end a count's timing early after a step far slower than the best, so that a
+collapsing candidate costs one step). The OpenBLAS that torch calls reads
+OPENBLAS_NUM_THREADS, OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE from the environment when it
+loads; this script sets none of them (run.sh chooses), and its line
+reports blas_threads (OPENBLAS_NUM_THREADS, "team" when unset: OpenBLAS then follows the
+OpenMP team outside torch's own parallel regions) and blas_core (the kernel set OpenBLAS
+picked, openblas_get_corename()).
 Run it with Debian's interpreter (/usr/bin/python3), which is where python3-torch lives.
 """
 import argparse
+import ctypes
 import math
 import os
+import re
 import resource
 import statistics
 import sys
 import time
-
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 try:
     import torch
@@ -278,6 +286,23 @@ def copy_batch(T, B):
     return F.one_hot(inp, n + 2).float(), y.flatten()
 
 
+def blas_core():
+    """The kernel set of the OpenBLAS torch loaded ("-" if it is not OpenBLAS)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as f:
+            paths = {line.split()[-1] for line in f if re.search(r"/lib(open)?blas[^/ ]*\.so", line)}
+    except OSError:
+        return "-"
+    for p in sorted(paths):
+        try:
+            fn = ctypes.CDLL(p).openblas_get_corename
+        except (OSError, AttributeError):
+            continue
+        fn.restype = ctypes.c_char_p
+        return fn().decode()
+    return "-"
+
+
 def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
 
@@ -296,20 +321,29 @@ def main():
     p.add_argument("--rho", type=int, default=15, help="rel_lstm: relevant set size")
     p.add_argument("--steps", type=int, default=3, help="timed steps (the median is reported)")
     p.add_argument("--warmup", type=int, default=1, help="untimed steps first")
-    p.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
+    p.add_argument("--threads", default="2",
+                   help="torch.set_num_threads; a list (2,1) times each count after the warm-up")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--stop-above-ms", type=float, default=0,
+                   help="probe: stop timing a thread count after a step slower than this (0: never)")
+    p.add_argument("--stop-factor", type=float, default=0,
+                   help="probe: also after a step slower than this times the best step so far")
     a = p.parse_args()
     if a.task == "copy" and (a.input is not None or a.classes is not None):
         p.error("--input and --classes are fixed by the copy task (10 and 9); drop them")
     I = a.input if a.input is not None else 1
     C = a.classes if a.classes is not None else 10
-    if min(a.batch, a.T, I, a.hidden, C, a.steps, a.threads, a.nu) < 1 or \
+    try:
+        threads = [int(t) for t in a.threads.split(",")]
+    except ValueError:
+        p.error(f"--threads must be a count or a list like 2,1, not {a.threads!r}")
+    if min(a.batch, a.T, I, a.hidden, C, a.steps, a.nu, *threads) < 1 or \
             min(a.warmup, a.rho) < 0:
         p.error("sizes, --steps, --threads and --nu must be >= 1, --warmup and --rho >= 0")
     if a.task == "copy" and a.T < 2:
         p.error("--T must be >= 2 for the copy task (hint: lib/data/synthetic.hpp)")
 
-    torch.set_num_threads(a.threads)
+    torch.set_num_threads(threads[0])
     torch.manual_seed(a.seed)
     # One fixed batch: the data pipeline is not part of the step being timed.
     if a.task == "pmnist":
@@ -341,20 +375,29 @@ def main():
     for _ in range(a.warmup):
         loss = step()
         loss0 = loss if loss0 is None else loss0
-    ms = []
-    for _ in range(a.steps):
-        t0 = time.perf_counter()
-        loss = step()
-        ms.append((time.perf_counter() - t0) * 1e3)
-        loss0 = loss if loss0 is None else loss0
-
     rel = f" nu={a.nu} rho={a.rho}" if a.cell == "rel_lstm" else ""
     impl = "pytorch-nn.LSTM" if a.cell == "nn.LSTM" else f"pytorch-{a.cell}-loop"
-    print(f"impl={impl} task={a.task} B={a.batch} T={a.T} L={L} I={I} "
-          f"H={a.hidden} classes={C}{rel} threads={torch.get_num_threads()} "
-          f"warmup={a.warmup} steps={a.steps} ms_per_step={statistics.median(ms):.1f} "
-          f"ms_min={min(ms):.1f} ms_max={max(ms):.1f} peak_rss_mb={peak_rss_mb():.1f} "
-          f"loss0={loss0:.4f} loss={loss:.4f}", flush=True)
+    blas_threads = os.environ.get("OPENBLAS_NUM_THREADS", "team") or "team"
+    core = blas_core()
+    best = math.inf  # the best step of this process so far (for --stop-factor)
+    for th in threads:
+        torch.set_num_threads(th)
+        ms = []
+        for _ in range(a.steps):
+            t0 = time.perf_counter()
+            loss = step()
+            ms.append((time.perf_counter() - t0) * 1e3)
+            loss0 = loss if loss0 is None else loss0
+            limit = [x for x in (a.stop_above_ms, a.stop_factor * best) if 0 < x < math.inf]
+            if limit and ms[-1] > min(limit):
+                break  # a probe candidate far slower than the best: no need for more steps
+        best = min(best, min(ms))
+        print(f"impl={impl} task={a.task} B={a.batch} T={a.T} L={L} I={I} "
+              f"H={a.hidden} classes={C}{rel} threads={torch.get_num_threads()} "
+              f"blas_threads={blas_threads} blas_core={core} "
+              f"warmup={a.warmup} steps={len(ms)} ms_per_step={statistics.median(ms):.1f} "
+              f"ms_min={min(ms):.1f} ms_max={max(ms):.1f} peak_rss_mb={peak_rss_mb():.1f} "
+              f"loss0={loss0:.4f} loss={loss:.4f}", flush=True)
 
 
 if __name__ == "__main__":
