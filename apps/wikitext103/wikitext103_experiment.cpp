@@ -3,6 +3,7 @@
 #include "apps/wikitext103/wikitext103_experiment.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "apps/wikitext103/demo_config.hpp"
 #include "config/yaml_config.hpp"
@@ -122,6 +123,17 @@ std::unique_ptr<Wikitext103Experiment> load_trained_run(const std::string& run_d
         "{}: no trained run at '{}' (config.yaml and checkpoint.sbck needed; hint: train one "
         "with `seqbench wikitext103 --config configs/wikitext103/<preset>.yaml`)",
         command, run_dir));
+  // A run of another experiment would fail on its first foreign key with a message
+  // about that key; say what the run is instead.
+  const std::string experiment =
+      std::filesystem::path(run_dir).lexically_normal().parent_path().filename().string();
+  for (const char* other : {"imagenet64", "char_ptb", "copy", "pmnist", "minigrid"})
+    if (experiment == other)
+      throw core::UsageError(fmt::format(
+          "{}: '{}' is a run of the {} experiment; this analysis reads wikitext103 runs only "
+          "for now (hint: train one with `seqbench wikitext103 --config "
+          "configs/wikitext103/routing_small.yaml`)",
+          command, run_dir, experiment));
   cfg = Wikitext103Config{};
   config::apply_yaml_file(cfg, config_path);
   auto exp = std::make_unique<Wikitext103Experiment>(cfg);
