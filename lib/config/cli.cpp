@@ -57,6 +57,11 @@ void add_common_options(CLI::App& app, CommonOptions& opts) {
       ->type_name("DIR");
   app.add_flag("--resume", opts.resume,
                "continue the run in <out>/<run-id> from its last checkpoint");
+  app.add_option("--resume-from", opts.resume_from,
+                 "with --resume: which checkpoint, latest (default) or previous (the one before "
+                 "it, kept for when the latest is damaged)")
+      ->check(CLI::IsMember({"latest", "previous"}))
+      ->type_name("latest|previous");
   app.add_option("--run-id", opts.run_id, "name of the run's directory under the results root")
       ->type_name("ID");
   app.add_flag("-q,--quiet", opts.quiet, "no progress output; warnings and errors only");
@@ -65,6 +70,9 @@ void add_common_options(CLI::App& app, CommonOptions& opts) {
 }
 
 bool parse_cli(CLI::App& app, int argc, char** argv) {
+  if (!app.get_option_no_throw("--verbose"))
+    app.add_flag_callback("--verbose", [] { core::set_verbose_errors(true); },
+                          "errors also name the source line and the failed check (for bug reports)");
   try {
     app.parse(argc, argv);
     return true;

@@ -32,6 +32,7 @@ struct CommonOptions {
   std::optional<int> threads;        // --threads N (>= 1)
   std::string out;                   // --out DIR (results root, default from config)
   bool resume = false;       // --resume (continue the run in --out/run-id from its checkpoint)
+  std::string resume_from;   // --resume-from latest|previous (implies --resume)
   std::string run_id;        // --run-id ID
   bool quiet = false;        // --quiet, -q
   bool dump_config = false;  // --dump-config (print resolved YAML, exit 0)

@@ -1,6 +1,6 @@
 // Errors: one exception type carrying a one-line message and the process exit code.
-// SB_CHECK(cond, "fmt {}", args...) throws with file:line, the failed condition and a
-// message that should say what to do about it (a hint), e.g.
+// SB_CHECK(cond, "fmt {}", args...) throws with a message that should say what to do
+// about it (a hint), and with file:line and the failed condition when verbose_errors(), e.g.
 //   SB_CHECK(T > 0, "task.T must be positive, got {} (hint: set task.T: 100)", T);
 #pragma once
 
@@ -34,6 +34,13 @@ class UsageError : public Error {
  public:
   explicit UsageError(const std::string& msg) : Error(msg, kExitUsage) {}
 };
+
+// Whether SB_CHECK messages also carry the source line and the failed condition
+// ("lib/x.cpp:12: message [check: cond]"). Off by default, so users see the message and
+// its hint only; on with --verbose (config::parse_cli), SEQBENCH_VERBOSE=1 in the
+// environment, or in a debug build (no NDEBUG).
+void set_verbose_errors(bool on);
+bool verbose_errors();
 
 [[noreturn]] void check_failed(const char* file, int line, const char* cond, const std::string& msg);
 

@@ -99,6 +99,23 @@ void write_file_atomic(const std::string& path, const std::vector<std::string_vi
   if (int err = fsync_dir(parent_dir(path)); err != 0) throw_io("sync the directory of", path, err);
 }
 
+void link_replace(const std::string& from, const std::string& to) {
+  const std::string tmp = to + ".link." + std::to_string(::getpid());
+  ::unlink(tmp.c_str());
+  if (::link(from.c_str(), tmp.c_str()) != 0) {
+    const int err = errno;
+    if (err != EPERM && err != EXDEV && err != EOPNOTSUPP && err != EMLINK) throw_io(("link '" + from + "' as").c_str(), to, err);
+    write_file_atomic(to, read_file(from));  // no hard links here: a copy does the same
+    return;
+  }
+  if (::rename(tmp.c_str(), to.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw_io(("link '" + from + "' as").c_str(), to, err);
+  }
+  if (int err = fsync_dir(parent_dir(to)); err != 0) throw_io("sync the directory of", to, err);
+}
+
 bool create_file_exclusive(const std::string& path, std::string_view bytes) {
   const std::string tmp = write_temp(path, {bytes});
   // link() fails with EEXIST instead of replacing, so whoever links first wins and

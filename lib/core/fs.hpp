@@ -27,6 +27,11 @@ void write_file_atomic(const std::string& path, const std::vector<std::string_vi
 // without its header. Returns false if path already existed (nothing written).
 bool create_file_exclusive(const std::string& path, std::string_view bytes);
 
+// Makes `to` a second name of the file at `from` (a hard link, so no data is copied and no
+// space is needed), replacing whatever `to` was atomically; falls back to a copy where the
+// file system has no hard links. Throws core::Error naming both paths.
+void link_replace(const std::string& from, const std::string& to);
+
 // Whole file as bytes. Throws "cannot read '<path>': <strerror>".
 std::string read_file(const std::string& path);
 

@@ -75,6 +75,7 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
         ->group("");  // hidden
     if (spec.add_options) spec.add_options(app);
     if (!config::parse_cli(app, argc, argv)) return core::kExitOk;
+    if (!opts.resume_from.empty()) opts.resume = true;
 
     // Resolve the config. Command-line shorthands act like --set after everything else.
     Cfg cfg;
@@ -133,8 +134,22 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
 
     Checkpoint ck;
     int64_t resume_step = 0;
+    const std::string latest = run_dir + "/checkpoint.sbck", previous = run_dir + "/checkpoint.prev.sbck";
+    const bool from_previous = opts.resume_from == "previous";
     if (opts.resume) {
-      ck = load_checkpoint(run_dir + "/checkpoint.sbck");
+      if (from_previous && !core::file_exists(previous))
+        throw core::UsageError(fmt::format(
+            "--resume-from previous: {} does not exist (a run keeps one once it has written two "
+            "checkpoints)",
+            previous));
+      try {
+        ck = load_checkpoint(from_previous ? previous : latest);
+      } catch (const core::Error& e) {
+        if (from_previous || !core::file_exists(previous)) throw;
+        throw core::Error(fmt::format("{} (hint: --resume-from previous continues from the checkpoint "
+                                      "before it, {})",
+                                      e.what(), previous));
+      }
       resume_step = ck.meta_int("step");
     } else {
       exp.init();
@@ -155,6 +170,8 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
     if (opts.resume) {
       trainer.resume(ck);
       files.continue_after(resume_step);
+      // The damaged latest checkpoint must not become the next "previous" one.
+      if (from_previous) core::link_replace(previous, latest);
     }
     files.write_config(config::to_yaml(cfg));
     if (spec.on_start) spec.on_start(exp, files, opts.resume, resume_step);

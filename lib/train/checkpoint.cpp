@@ -332,7 +332,10 @@ Checkpoint load_checkpoint(const std::string& path) {
         bytes)
       fail(path, fmt::format("truncated while reading array '{}'", a.name));
   }
-  // Checkpoints written before the checksum was added have none and load as before.
+  // Checkpoints written before the checksum was added have none: they load, unverified.
+  if (recorded_sha.empty())
+    fmt::print(stderr, "seqbench: warning: {} has no checksum (written by an older seqbench); loading it unverified\n",
+               path);
   if (!recorded_sha.empty()) {
     const std::string sha = content_sha256(ck);
     if (sha != recorded_sha)

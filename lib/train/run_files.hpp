@@ -3,7 +3,8 @@
 //   metrics.csv    step,split,loss,<metric>,lr,grad_norm,elapsed_s
 //   gradnorm.csv   step,t,distance,norm
 //   log.txt        every log line
-//   checkpoint.sbck
+//   checkpoint.sbck       the latest checkpoint (checksummed, read back after writing)
+//   checkpoint.prev.sbck  the one before it (--resume-from previous)
 //   summary.json   written when the run stops (for any reason)
 // and results/<experiment>/runs.csv, one row per finished run.
 #pragma once
@@ -47,6 +48,9 @@ class RunFiles {
   const std::string& run_id() const { return run_id_; }
   std::string path(const std::string& file) const { return dir_ + "/" + file; }
   std::string checkpoint_path() const { return path("checkpoint.sbck"); }
+  // The checkpoint before the latest one: kept until the next one is written and verified,
+  // so a damaged latest checkpoint can be replaced by it (--resume-from previous).
+  std::string previous_checkpoint_path() const { return path("checkpoint.prev.sbck"); }
 
   void write_config(const std::string& yaml);
   void metrics_row(int64_t step, const std::string& split, double loss, double metric, double lr,

@@ -100,7 +100,12 @@ void Trainer::save_checkpoint_now(double elapsed_s) {
     }
   }
   ck.set_meta("elapsed_s", hex(elapsed_s));
-  save_checkpoint(files_.checkpoint_path(), ck);
+  // Two generations: the latest checkpoint becomes the previous one (a hard link, no copy)
+  // before the new one replaces it, and the new one is read back and its checksum checked.
+  const std::string latest = files_.checkpoint_path();
+  if (core::file_exists(latest)) core::link_replace(latest, files_.previous_checkpoint_path());
+  save_checkpoint(latest, ck);
+  (void)load_checkpoint(latest);
 }
 
 void load_parameters(core::ParamStore& ps, const Checkpoint& ck) {

@@ -26,7 +26,16 @@ TEST(Tensor, ViewIndexingAndSlices) {
   EXPECT_THROW(check_shape(v, Shape{3, 2}, "x"), Error);
 }
 
-TEST(Check, MessageNamesFileAndLine) {
+TEST(Check, MessageIsTheHintAloneAndNamesFileAndLineOnlyWhenVerbose) {
+  const bool was = verbose_errors();
+  set_verbose_errors(false);
+  try {
+    SB_CHECK(1 == 2, "bad value {} (hint: use {})", 7, 8);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "bad value 7 (hint: use 8)");
+  }
+  set_verbose_errors(true);
   try {
     SB_CHECK(1 == 2, "bad value {} (hint: use {})", 7, 8);
     FAIL();
@@ -34,8 +43,10 @@ TEST(Check, MessageNamesFileAndLine) {
     std::string m = e.what();
     EXPECT_NE(m.find("core_test.cpp:"), std::string::npos) << m;
     EXPECT_NE(m.find("bad value 7 (hint: use 8)"), std::string::npos) << m;
+    EXPECT_NE(m.find("[check: 1 == 2]"), std::string::npos) << m;
     EXPECT_EQ(e.exit_code(), kExitError);
   }
+  set_verbose_errors(was);
 }
 
 TEST(Rng, SameSeedSameNumbersAndStateRoundTrip) {

@@ -1,0 +1,79 @@
+// Two checkpoint generations: a run keeps the checkpoint before its latest one, a damaged
+// latest checkpoint is refused with a hint, and `--resume-from previous` continues from the
+// older one to exactly the numbers of an uninterrupted run.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli/cli_util.hpp"
+#include "report/csv.hpp"
+#include "train/checkpoint.hpp"
+
+using namespace seqbench;
+using clitest::run;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kCopy = SEQBENCH_COPY_BIN;
+
+const char* kTiny = R"(task: {name: copy, T: 4, copy_len: 3, n_symbols: 4}
+model: {hidden: 8}
+optim: {name: adam, lr: 0.01}
+train: {batch: 4, steps: 40, log_every: 5, eval_every: 10, eval_batches: 2, checkpoint_every: 10, threads: 1}
+output: {dir: results}
+)";
+
+// Flips one bit in the middle of a file (in the parameter data of a checkpoint).
+void flip_a_bit(const std::string& path) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(0, std::ios::end);
+  const std::streamoff middle = f.tellg() - std::streamoff(64);
+  f.seekg(middle);
+  char c = 0;
+  f.read(&c, 1);
+  c = char(c ^ 0x10);
+  f.seekp(middle);
+  f.write(&c, 1);
+}
+
+}  // namespace
+
+TEST(CheckpointGenerations, ADamagedLatestCheckpointFallsBackToThePreviousOneOnRequest) {
+  const std::string dir = clitest::fresh_dir("gen");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  ASSERT_EQ(run(kCopy + " --config tiny.yaml -q --run-id full", dir).code, 0);
+  // Checkpoints at 10 and 20, then Ctrl-C after update 25 writes one at 25.
+  ASSERT_EQ(run(kCopy + " --config tiny.yaml -q --run-id part --interrupt-at 25", dir).code, 130);
+  const std::string run_dir = dir + "/results/copy/part";
+  EXPECT_EQ(train::load_checkpoint(run_dir + "/checkpoint.sbck").meta_at("step"), "25");
+  EXPECT_EQ(train::load_checkpoint(run_dir + "/checkpoint.prev.sbck").meta_at("step"), "20");
+
+  flip_a_bit(run_dir + "/checkpoint.sbck");
+  const std::string metrics_before = clitest::slurp(run_dir + "/metrics.csv");
+  const auto refused = run(kCopy + " -q --run-id part --resume", dir);
+  EXPECT_EQ(refused.code, 1) << refused.err;
+  EXPECT_EQ(clitest::count_lines(refused.err), 1) << refused.err;
+  for (const char* s : {"checkpoint.sbck", "damaged", "--resume-from previous"})
+    EXPECT_NE(refused.err.find(s), std::string::npos) << s << "\n" << refused.err;
+  EXPECT_EQ(clitest::slurp(run_dir + "/metrics.csv"), metrics_before) << "a refused resume touches nothing";
+
+  const auto resumed = run(kCopy + " -q --run-id part --resume-from previous", dir);
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  // From update 20 to the end: the same parameters and metrics as the uninterrupted run.
+  const auto a = train::load_checkpoint(dir + "/results/copy/full/checkpoint.sbck");
+  const auto b = train::load_checkpoint(run_dir + "/checkpoint.sbck");
+  ASSERT_EQ(a.arrays.size(), b.arrays.size());
+  for (size_t i = 0; i < a.arrays.size(); ++i) EXPECT_EQ(a.arrays[i].data, b.arrays[i].data) << a.arrays[i].name;
+  const auto ma = report::read_csv(dir + "/results/copy/full/metrics.csv");
+  const auto mb = report::read_csv(run_dir + "/metrics.csv");
+  ASSERT_EQ(ma.rows.size(), mb.rows.size());
+  for (size_t i = 0; i < ma.rows.size(); ++i)
+    for (int c = 0; c < 6; ++c) EXPECT_EQ(ma.rows[i][c], mb.rows[i][c]) << "row " << i;
+  // The damaged file is gone from both generations.
+  EXPECT_NO_THROW(train::load_checkpoint(run_dir + "/checkpoint.prev.sbck"));
+
+  const auto none = run(kCopy + " -q --run-id full2 --resume-from previous", dir);
+  EXPECT_EQ(none.code, 2) << none.err;
+}
