@@ -7,22 +7,9 @@
 
 #include "core/check.hpp"
 #include "report/markdown.hpp"
+#include "report/paper_spec.hpp"
 
 namespace seqbench::apps {
-
-const std::vector<CharPtbPaperNumber>& char_ptb_paper_numbers() {
-  // docs/papers.md section 3, Table 1 (marked (?) there): char-PTB BPC and Wikitext-2
-  // perplexity. Kerg et al.'s and Nguyen et al.'s char-PTB numbers are not in docs/papers.md.
-  static const std::vector<CharPtbPaperNumber> numbers{
-      {"char_lm", "lstm", "1.4 (?)", "Miller & Hardt 2019"},
-      {"char_lm", "stable_lstm", "1.9 (?)", "Miller & Hardt 2019"},
-      {"word_lm", "rnn", "146.7 (?)", "Miller & Hardt 2019, Wikitext-2"},
-      {"word_lm", "stable_rnn", "143.5 (?)", "Miller & Hardt 2019, Wikitext-2"},
-      {"word_lm", "lstm", "95.7 (?)", "Miller & Hardt 2019, Wikitext-2"},
-      {"word_lm", "stable_lstm", "113.2 (?)", "Miller & Hardt 2019, Wikitext-2"},
-  };
-  return numbers;
-}
 
 report::CsvTable char_ptb_table(const report::CsvTable& runs) {
   const std::vector<std::string> key_cols{"label",  "task", "model",
@@ -52,9 +39,9 @@ report::CsvTable char_ptb_table(const report::CsvTable& runs) {
                "source", "ours", "n",     "data",   "train_tokens", "epochs"};
   for (const auto& key : order) {
     const Group& g = groups[key];
-    std::string paper = "—", source = "";
-    for (const auto& p : char_ptb_paper_numbers())
-      if (key[1] == p.task && key[2] == p.model) paper = p.value, source = p.source;
+    // Miller & Hardt's Table 1 (configs/papers/miller2019/numbers.yaml).
+    const auto [paper, source] = report::paper_cells(
+        "miller2019", key[1] == "word_lm" ? "table1_word" : "table1_char", key[2], "");
     double epochs = 0;
     for (double e : g.epochs) epochs += e / double(g.epochs.size());
     const bool word = key[1] == "word_lm";

@@ -53,6 +53,15 @@ void TransformerLmExperiment::build_model(int64_t vocab, int64_t context,
   ps_.finalize(optim::make_optimizer<float>(optim_cfg_)->n_slots());
 }
 
+auto TransformerLmExperiment::forward_valid(int64_t i) -> Rows {
+  SB_CHECK(i >= 0 && i < valid_batches(), "{}: validation batch {} of {}", app_, i,
+           valid_batches());
+  EvalDraws draws(*model_);
+  const Batch x = load_eval_batch(Split::kValid, i);
+  forward(x, false);
+  return {x.b, x.L};
+}
+
 void TransformerLmExperiment::init() {
   core::Rng rng = core::Rng::derive(seed_, kInit);
   model_->init(rng);

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,6 +68,17 @@ class TransformerLmExperiment : public train::Experiment {
   double epochs_done() const { return double(cursor_) / double(updates_per_epoch_); }
   // The data files the app read (set by the app when it loads them).
   const data::DataDigest& data_digest() const { return data_digest_; }
+
+  // For analyses that read the model's activations after a forward (seqbench report
+  // attention): the validation batches (wikitext103: segments of the validation stream;
+  // imagenet64: data.eval_batch images each), and an eval-mode forward of batch i (at
+  // kEvalDraws, leaving the training draws untouched). Returns the batch's rows and
+  // sequence length.
+  struct Rows {
+    int64_t b = 0, L = 0;
+  };
+  int64_t valid_batches() const { return eval_batches(Split::kValid); }
+  Rows forward_valid(int64_t i);
 
   // Every evaluation pass starts its random draws here (far from any training count).
   static constexpr uint64_t kEvalDraws = uint64_t(1) << 48;
@@ -131,6 +143,29 @@ class TransformerLmExperiment : public train::Experiment {
   std::vector<float> mask_;        // (b L)
   core::Tensor logits_, dlogits_;  // (b L, vocab)
 };
+
+// A finished Transformer-LM run read back for an analysis (seqbench report attention):
+// the experiment with the parameters and state of the run's checkpoint, and what the
+// analyses print about it.
+struct TrainedLmRun {
+  std::string experiment;  // wikitext103 | imagenet64
+  std::unique_ptr<TransformerLmExperiment> exp;
+  std::string attention;  // the config's model.attention
+  std::string data;       // the data label, e.g. "brown (stand-in)"
+  // What a validation batch is: "segment" / "segments" and "of 256 tokens" (wikitext103),
+  // "batch" / "batches" and "of 8 images of 784 subpixels" (imagenet64).
+  std::string batch, batches, batch_shape;
+
+  // "2 validation segments of 256 tokens"
+  std::string describe(int64_t n) const {
+    return fmt::format("{} validation {} {}", n, n == 1 ? batch : batches, batch_shape);
+  }
+};
+
+// Reads the run in run_dir for `command` (named in error messages); throws
+// core::UsageError for a missing run or one the analyses cannot read.
+using LmRunLoader =
+    std::function<TrainedLmRun(const std::string& run_dir, const std::string& command)>;
 
 // The attention heads, canonical: "local:2,routing:2".
 std::string lm_attention(const nn::TransformerConfig& m);

@@ -7,18 +7,9 @@
 
 #include "core/check.hpp"
 #include "report/markdown.hpp"
+#include "report/paper_spec.hpp"
 
 namespace seqbench::apps {
-
-const std::vector<Imagenet64PaperNumber>& imagenet64_paper_numbers() {
-  // docs/papers.md section 5 (Roy et al. 2021): ImageNet-64 3.43 bits/dim for the Routing
-  // Transformer (local and routing heads), local attention alone 3.48, marked (?) there.
-  static const std::vector<Imagenet64PaperNumber> numbers{
-      {"local+routing", "3.43", "Roy et al. 2021"},
-      {"local", "3.48 (?)", "Roy et al. 2021"},
-  };
-  return numbers;
-}
 
 report::CsvTable imagenet64_table(const report::CsvTable& runs) {
   const std::vector<std::string> key_cols{"label", "attention", "data", "image_size",
@@ -42,16 +33,15 @@ report::CsvTable imagenet64_table(const report::CsvTable& runs) {
   }
   report::CsvTable t;
   t.path = runs.path;
-  t.columns = {"label", "attention", "data", "image", "paper", "ours", "n", "train", "updates"};
+  t.columns = {"label", "attention", "data", "image", "paper", "source", "ours", "n", "train", "updates"};
   for (const auto& key : order) {
     const Group& g = groups[key];
-    std::string paper = "—";
-    const std::string kinds = report::attention_kinds(key[1]);
-    for (const auto& p : imagenet64_paper_numbers())
-      if (kinds == p.kinds) paper = p.value;
+    // Roy et al.'s ImageNet-64 result (configs/papers/roy2021/numbers.yaml).
+    const auto [paper, source] =
+        report::paper_cells("roy2021", "imagenet64", report::attention_kinds(key[1]), "");
     double updates = 0;
     for (double u : g.updates) updates += u / double(g.updates.size());
-    t.rows.push_back({key[0], key[1], key[2], key[3], paper, report::mean_sd(g.bpd, 3),
+    t.rows.push_back({key[0], key[1], key[2], key[3], paper, source, report::mean_sd(g.bpd, 3),
                       std::to_string(g.bpd.size()), key[4], fmt::format("{:.0f}", updates)});
   }
   return t;

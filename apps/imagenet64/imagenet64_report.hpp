@@ -2,10 +2,10 @@
 // our test bits/dim beside the Routing Transformer paper's ImageNet64 numbers.
 //
 // One row per group of runs with equal (label, attention, data, image size, training
-// images): columns label, attention, data, image, paper, ours, n, train, updates.
-// - paper: the published ImageNet64 test bits/dim for that kind of model (docs/papers.md
-//   section 5): routing heads 3.43, local heads only 3.48 (?); "(?)" = recalled, not yet
-//   checked against the paper; "—" where the paper has none (full, random, smyrf, lsh);
+// images): columns label, attention, data, image, paper, source, ours, n, train, updates.
+// - paper, source: the published ImageNet64 test bits/dim for that kind of model
+//   (configs/papers/roy2021/numbers.yaml): routing heads 3.43, local heads only 3.48
+//   (unchecked); "—" where the paper has none (full, random, smyrf, lsh);
 // - ours: the mean test bits/dim at the best validation, "± sd" over n seeds;
 // - updates: mean updates run.
 // A stand-in data set (the data column says so) is not ImageNet64: compare kinds with
@@ -18,14 +18,6 @@
 #include "report/csv.hpp"
 
 namespace seqbench::apps {
-
-struct Imagenet64PaperNumber {
-  const char* kinds;   // the attention kinds of the model, e.g. "local+routing"
-  const char* value;   // as printed, e.g. "3.43"
-  const char* source;  // short citation
-};
-
-const std::vector<Imagenet64PaperNumber>& imagenet64_paper_numbers();
 
 // Builds the table (columns and rows, path = runs.path) from a runs.csv already read.
 // Rows without a test bpd are skipped. Throws core::Error naming runs.path for a missing

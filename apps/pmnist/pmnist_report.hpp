@@ -3,9 +3,9 @@
 //
 // One row per group of runs with equal (label, task, model, hidden, data, train
 // examples): columns label, task, model, hidden, paper, ours, n, data, train, epochs.
-// - paper: the published test accuracy (%) for that task, cell and H, "(?)" where
-//   docs/papers.md marks it as recalled rather than read from the paper, "—" where the
-//   papers have none (e.g. another H);
+// - paper: Nguyen et al.'s test accuracy (%) for that task, cell and H, from
+//   configs/papers/nguyen2020/numbers.yaml, "(unchecked)" where it was not found in the
+//   paper's text, "—" where the paper has none (e.g. another H); source: where it is;
 // - ours: the mean test accuracy (%) at the best validation, "± sd" over n seeds;
 // - epochs: mean epochs run; train: training examples (small presets use fewer).
 #pragma once
@@ -16,17 +16,6 @@
 #include "report/csv.hpp"
 
 namespace seqbench::apps {
-
-struct PmnistPaperNumber {
-  const char* task;    // pmnist | smnist
-  const char* model;   // model.cell
-  int64_t hidden;      // H
-  const char* value;   // as printed, e.g. "94.72 (?)"
-  const char* source;  // short citation
-};
-
-// Every number of docs/papers.md for these tasks.
-const std::vector<PmnistPaperNumber>& pmnist_paper_numbers();
 
 // Builds the table (columns and rows, path = runs.path) from a runs.csv already read.
 // Rows without a test accuracy (no validation happened) are skipped. Throws core::Error naming runs.path for a missing

@@ -42,7 +42,7 @@ const Entry kExperiments[] = {
     {"minigrid", seqbench::apps::minigrid_main,
      "MiniGrid RL: PPO with lstm / rel_lstm / momentum_lstm agents (C++ environments)"},
     {"stability", seqbench::apps::stability_main,
-     "Miller & Hardt analyses: `stability truncation` (gradient gap vs k)"},
+     "Miller & Hardt: gradient gap / weight gap vs truncation k (`stability --config ...`)"},
 };
 
 // Commands that read results rather than train.

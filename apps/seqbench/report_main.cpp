@@ -6,18 +6,23 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "apps/char_ptb/char_ptb_report.hpp"
+#include "apps/imagenet64/imagenet64_experiment.hpp"
 #include "apps/imagenet64/imagenet64_report.hpp"
 #include "apps/minigrid/minigrid_report.hpp"
 #include "apps/pmnist/pmnist_report.hpp"
+#include "apps/seqbench/paper_main.hpp"
 #include "apps/wikitext103/attention_approx.hpp"
 #include "apps/wikitext103/attention_jsd.hpp"
+#include "apps/wikitext103/wikitext103_experiment.hpp"
 #include "apps/wikitext103/wikitext103_report.hpp"
 #include "config/cli.hpp"
+#include "config/yaml_config.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "report/compare.hpp"
@@ -25,6 +30,8 @@
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
 #include "report/plots.hpp"
+#include "train/checkpoint.hpp"
+#include "train/run_record.hpp"
 
 namespace seqbench::apps {
 namespace {
@@ -85,23 +92,23 @@ const TableReport kTables[] = {
     {"pmnist", "the sequential / permuted MNIST table beside the papers' numbers",
      "Sequential / permuted MNIST: test accuracy (%) at the best validation epoch.\n"
      "Paper numbers: Nguyen et al. 2020 (MomentumRNN; its code reported the best test "
-     "epoch); (?) = recalled, not yet checked against the paper.",
+     "epoch); (unchecked) = not found in the paper's text.",
      pmnist_table},
     {"char_ptb", "the LM table (char: test BPC, word: test perplexity) beside the papers'",
      "Language modelling: test bits per character (char_lm) or test perplexity (word_lm) at\n"
      "the best validation. Paper numbers are on char-PTB and Wikitext-2; a stand-in corpus\n"
-     "gives different values. (?) = recalled, not yet checked against the paper.",
+     "gives different values. (unchecked) = not found in the paper's text.",
      char_ptb_table},
     {"wikitext103", "the word-level LM table (test perplexity) beside the paper's",
      "Word-level language modelling: test perplexity at the best validation.\n"
-     "Paper numbers: Roy et al. 2021 on Wikitext-103 (their full-size models; full attention "
-     "is their Transformer-XL baseline); a stand-in corpus or a small preset gives different "
-     "values. (?) = recalled, not yet checked against the paper.",
+     "Paper numbers: Roy et al. 2021 on Wikitext-103 (their full-size models; their baselines "
+     "are in `seqbench report paper roy2021`); a stand-in corpus or a small preset gives different "
+     "values. (unchecked) = not found in the paper's text.",
      wikitext103_table},
     {"imagenet64", "the pixel-level image modelling table (test bits/dim) beside the paper's",
      "Pixel-level image modelling: test bits per dimension (subpixel) at the best validation.\n"
      "Paper numbers: Roy et al. 2021 on ImageNet64; a stand-in data set gives different "
-     "values. (?) = recalled, not yet checked against the paper.",
+     "values. (unchecked) = not found in the paper's text.",
      imagenet64_table},
     {"minigrid", "frames to solve and final return per environment, core and seed",
      "MiniGrid (C++ reimplementation), PPO: frames until the mean return of the last "
@@ -131,6 +138,70 @@ int table_command(const TableReport& r, std::string runs_csv, const std::string&
   else
     core::write_file_atomic(out, text);
   return core::kExitOk;
+}
+
+// The trained Transformer-LM run `seqbench report attention` reads: a wikitext103 run (read
+// by load_trained_run, as before) or an imagenet64 run. The experiment is the run
+// directory's parent (results/<experiment>/<run-id>); a run kept elsewhere counts as an
+// imagenet64 run when its config has data.image_side, else as a wikitext103 run.
+TrainedLmRun load_attention_run(const std::string& dir, const std::string& command) {
+  std::string run_dir = dir;
+  while (run_dir.size() > 1 && run_dir.back() == '/') run_dir.pop_back();
+  const std::string config_path = run_dir + "/config.yaml", ck_path = run_dir + "/checkpoint.sbck";
+  if (!core::file_exists(config_path) || !core::file_exists(ck_path))
+    throw core::UsageError(fmt::format(
+        "{}: no trained run at '{}' (config.yaml and checkpoint.sbck needed; hint: train one "
+        "with `seqbench wikitext103 --config configs/wikitext103/<preset>.yaml` or `seqbench "
+        "imagenet64 --config configs/imagenet64/<preset>.yaml`)",
+        command, run_dir));
+  std::string experiment =
+      std::filesystem::path(run_dir).lexically_normal().parent_path().filename().string();
+  // A run of another experiment would fail on its first foreign key with a message about
+  // that key; say what the run is instead.
+  for (const char* other : {"char_ptb", "copy", "pmnist", "minigrid", "stability"})
+    if (experiment == other)
+      throw core::UsageError(fmt::format(
+          "{}: '{}' is a run of the {} experiment; this analysis reads wikitext103 and "
+          "imagenet64 runs (hint: train one with `seqbench wikitext103 --config "
+          "configs/wikitext103/routing_small.yaml`)",
+          command, run_dir, experiment));
+  if (experiment != "wikitext103" && experiment != "imagenet64") {
+    bool image = false;
+    try {
+      const YAML::Node root = YAML::LoadFile(config_path);
+      image = root.IsMap() && root["data"].IsMap() && root["data"]["image_side"].IsDefined();
+    } catch (const YAML::Exception&) {
+      // Not YAML: reading it as a wikitext103 config below says where.
+    }
+    experiment = image ? "imagenet64" : "wikitext103";
+  }
+
+  TrainedLmRun run;
+  run.experiment = experiment;
+  if (experiment == "imagenet64") {
+    Imagenet64Config cfg;
+    config::apply_yaml_file(cfg, config_path);
+    auto exp = std::make_unique<Imagenet64Experiment>(cfg);
+    const train::Checkpoint ck = train::load_checkpoint(ck_path);
+    train::load_parameters(exp->params(), ck);
+    exp->load_state(ck);
+    run.attention = cfg.model.attention;
+    run.data = train::data_label(cfg.data.name, cfg.data.stand_in);
+    run.batch = "batch";
+    run.batches = "batches";
+    run.batch_shape =
+        fmt::format("of {} images of {} subpixels", cfg.data.eval_batch, exp->tokens_per_image());
+    run.exp = std::move(exp);
+  } else {
+    Wikitext103Config cfg;
+    run.exp = load_trained_run(run_dir, command, cfg);
+    run.attention = cfg.model.attention;
+    run.data = train::data_label(cfg.data.name, cfg.data.stand_in);
+    run.batch = "segment";
+    run.batches = "segments";
+    run.batch_shape = fmt::format("of {} tokens", cfg.lm.seq_len);
+  }
+  return run;
 }
 
 }  // namespace
@@ -176,19 +247,25 @@ int report_main(int argc, char** argv) {
           ->type_name("FILE");
       tables.emplace_back(sub, &r);
     }
+    PaperCommand paper_cmd;
+    add_paper_commands(app, paper_cmd);
     CLI::App* attention = app.add_subcommand(
-        "attention", "analyses of trained attention models (docs/experiments/wikitext103.md)");
+        "attention",
+        "analyses of trained attention models, wikitext103 or imagenet64 runs "
+        "(docs/experiments/wikitext103.md)");
     attention->require_subcommand(1);
     CLI::App* approx = attention->add_subcommand(
         "approx",
         "relative output error of local / routing / random / smyrf / lsh attention against "
-        "full attention, on the attention inputs of a trained full-attention wikitext103 run");
+        "full attention, on the attention inputs of a trained full-attention wikitext103 or "
+        "imagenet64 run");
     ApproxCommandOptions approx_opts;
-    approx->add_option("RUN_DIR", approx_opts.run_dir, "results/wikitext103/<run-id>")
+    approx->add_option("RUN_DIR", approx_opts.run_dir, "results/<wikitext103|imagenet64>/<run-id>")
         ->required();
     approx->add_option("--out", approx_opts.out_dir, "output directory (default RUN_DIR/attention_approx)")
         ->type_name("DIR");
-    approx->add_option("--segments", approx_opts.segments, "validation segments to use")
+    approx->add_option("--segments", approx_opts.segments,
+                       "validation segments (imagenet64: batches of data.eval_batch images) to use")
         ->capture_default_str();
     approx->add_option("--windows", approx_opts.approx.windows, "windows w (each query sees <= 2w keys)")
         ->delimiter(',')
@@ -203,16 +280,19 @@ int report_main(int argc, char** argv) {
     CLI::App* jsd = attention->add_subcommand(
         "jsd",
         "Jensen-Shannon divergence between the attention distributions of a trained mixed "
-        "wikitext103 model's heads (local-local, routing-routing, local-routing)");
+        "wikitext103 or imagenet64 model's heads (local-local, routing-routing, local-routing)");
     JsdCommandOptions jsd_opts;
-    jsd->add_option("RUN_DIR", jsd_opts.run_dir, "results/wikitext103/<run-id>")->required();
+    jsd->add_option("RUN_DIR", jsd_opts.run_dir, "results/<wikitext103|imagenet64>/<run-id>")
+        ->required();
     jsd->add_option("--out", jsd_opts.out_dir, "output directory (default RUN_DIR/attention_jsd)")
         ->type_name("DIR");
-    jsd->add_option("--segments", jsd_opts.segments, "validation segments to use")
+    jsd->add_option("--segments", jsd_opts.segments,
+                    "validation segments (imagenet64: batches of data.eval_batch images) to use")
         ->capture_default_str();
     if (!config::parse_cli(app, argc, argv)) return static_cast<int>(core::kExitOk);
-    if (approx->parsed()) return attention_approx_command(approx_opts);
-    if (jsd->parsed()) return attention_jsd_command(jsd_opts);
+    if (paper_cmd.parsed()) return paper_command(paper_cmd);
+    if (approx->parsed()) return attention_approx_command(approx_opts, load_attention_run);
+    if (jsd->parsed()) return attention_jsd_command(jsd_opts, load_attention_run);
     for (const auto& [sub, r] : tables)
       if (sub->parsed()) return table_command(*r, runs_csv, format, table_out);
     return gradnorm_command(paths, out, step, input);

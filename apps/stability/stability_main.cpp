@@ -1,119 +1,443 @@
-// seqbench stability: the analyses of Miller & Hardt (2019), "Stable Recurrent Models".
+// seqbench stability: the analyses of Miller & Hardt (2019), "Stable Recurrent Models",
+// with the bookkeeping of every experiment (docs/experiments/stability.md).
+//   seqbench stability --config configs/stability/truncation.yaml [--set k=v] [--seed S]
+//                      [--out DIR] [--run-id ID] [--threads N] [-q]
+// runs one analysis (config key `analysis`, apps/stability/stability_config.hpp) into
+// <out>/stability/<run-id>/:
+//   config.yaml     the resolved config (written before the analysis starts)
+//   truncation.csv  k, gap, bound_k_lambda_k: the gradient gap between a λ-contractive RNN
+//                   and its k-truncation (Lemma 2: gap = O(k λ^k)), or
+//   weight_gap.csv  k, step, gap: the distance between recurrent and truncated weights
+//                   under projected GD with step α/t (Proposition 2)
+//   <same>.gp, .png, .svg   the figure (gap against k on a log axis with the k λ^k bound;
+//                   weight gap against step, one curve per k)
+//   log.txt         what was printed
+//   summary.json    status, the fitted log-rate, log λ and their ratio, the final gap per k
+// and one row in <out>/stability/runs.csv, through the same RunFiles / run_record as the
+// training experiments (run id rule, directory lock, a run id that holds a run: exit 2).
+//
+// The old subcommands are shortcuts that build the same config:
 //   seqbench stability truncation [--lambda 0.8] [--T 80] [--k-max 50] ...
-//     writes results/stability/truncation-l<λ>.csv (k, gap, bound) and prints the fitted
-//     decay rate of the gradient gap next to log λ (Lemma 2: gap = O(k λ^k)).
 //   seqbench stability weights [--lambda 0.8] [--k 2 4 8 16] [--steps 200] ...
-//     writes results/stability/weight-gap-l<λ>.csv (k, step, gap): the distance between
-//     recurrent and truncated weights under projected GD with step α/t (Proposition 2).
+// They write the run directory too and, for the scripts that read them, the old files
+// <out>/stability/truncation-l<λ>.csv and weight-gap-l<λ>.csv.
 #include "apps/stability/stability_main.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
 
+#include "apps/stability/demo_config.hpp"
+#include "apps/stability/stability_config.hpp"
 #include "config/cli.hpp"
+#include "config/yaml_config.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
+#include "core/threads.hpp"
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
+#include "report/plots.hpp"
+#include "report/run_id.hpp"
+#include "train/run_files.hpp"
+#include "train/run_record.hpp"
+#include "train/trainer.hpp"
 #include "train/truncation.hpp"
 #include "train/weight_gap.hpp"
 
 namespace seqbench::apps {
 
+namespace {
+
+constexpr const char* kName = "stability";
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string num(double v) { return fmt::format("{:.6g}", v); }
+
+// Mistakes that involve two keys, found before anything is written.
+void check_config(const StabilityConfig& c) {
+  if (c.analysis == "truncation" && c.truncation.k_max >= c.truncation.T)
+    throw core::UsageError(fmt::format(
+        "truncation.k_max: {} must be below truncation.T = {} (k = T would be the full model)",
+        c.truncation.k_max, c.truncation.T));
+  if (c.analysis == "weights" && c.weights.ks.empty())
+    throw core::UsageError(
+        "weights.ks: the list is empty; give at least one truncation window, e.g. [2, 4, 8]");
+}
+
+std::string default_label(const StabilityConfig& c) {
+  return fmt::format("{}-l{}", c.analysis, c.lambda);
+}
+
+// The runs.csv identity columns: the same for both analyses, so that one runs.csv holds
+// both (a sweep over λ runs each).
+train::RunIdentity identity(const StabilityConfig& c) {
+  const bool trunc = c.analysis == "truncation";
+  std::string ks;
+  if (trunc) {
+    ks = fmt::format("1-{}", c.truncation.k_max);
+  } else {
+    for (const int64_t k : c.weights.ks) ks += (ks.empty() ? "" : " ") + std::to_string(k);
+  }
+  return {
+      {"label", c.output.label.empty() ? default_label(c) : c.output.label},
+      {"analysis", c.analysis},
+      {"lambda", fmt::format("{}", c.lambda)},
+      {"T", std::to_string(trunc ? c.truncation.T : c.weights.T)},
+      {"hidden", std::to_string(trunc ? c.truncation.hidden : c.weights.hidden)},
+      {"input", std::to_string(trunc ? c.truncation.input : c.weights.input)},
+      {"input_scale", fmt::format("{}", trunc ? c.truncation.input_scale : c.weights.input_scale)},
+      {"k", ks},
+      {"instances", std::to_string(trunc ? c.truncation.instances : int64_t(1))},
+      {"steps", std::to_string(trunc ? int64_t(0) : c.weights.steps)},
+      {"seed", std::to_string(c.seed)},
+      {"threads", std::to_string(core::num_threads())},
+      {"data", "synthetic"},
+  };
+}
+
+// What an analysis found: its headline numbers (summary.json and runs.csv, after the
+// usual columns) and what to print.
+struct Outcome {
+  double log_rate = kNaN;  // fitted log-rate of gap / k against k
+  std::string fit_k;       // the k range (truncation) or list (weights) the rate was fitted on
+  std::string final_gaps;  // weights: "k:gap" per k after the last step
+  std::string note;        // why there is no rate, or no figure (one line), else empty
+  std::string printed;     // the table and the lines printed after it
+};
+
+// Writes <stem>.gp beside the data and draws <stem>.png and <stem>.svg with gnuplot.
+// Returns "" when drawn, else one line saying why not (no gnuplot, or its error): the
+// numbers are the run's result, a figure that cannot be drawn does not fail it.
+std::string draw(const train::RunFiles& files, const std::string& stem, const std::string& plot) {
+  const std::string script = fmt::format(
+      "# Written by `seqbench stability`. Restyle freely, then rerun in this directory:\n"
+      "#   gnuplot {0}.gp\n"
+      "set encoding utf8\n"
+      "set datafile separator ','\n"
+      "set grid\n"
+      "if (strstrt(' '.GPVAL_TERMINALS.' ', ' pngcairo ') > 0) {{\n"
+      "  set terminal pngcairo size 800,560 enhanced font 'Sans,11'\n"
+      "}} else {{\n"
+      "  set terminal png size 800,560 enhanced\n"
+      "}}\n"
+      "set output '{0}.png'\n"
+      "{1}"
+      "set terminal svg size 800,560 enhanced font 'Sans,11'\n"
+      "set output '{0}.svg'\n"
+      "replot\n"
+      "unset output\n",
+      stem, plot);
+  const std::string path = files.path(stem + ".gp");
+  core::write_file_atomic(path, script);
+  try {
+    const report::GnuplotResult r = report::run_gnuplot(path);
+    return r.rendered ? "" : "figure skipped: " + r.message;
+  } catch (const core::Error& e) {
+    return fmt::format("figure skipped: {}", e.what());
+  }
+}
+
+Outcome run_truncation(const StabilityConfig& c, train::RunFiles& files,
+                       const std::string& legacy_csv) {
+  const train::TruncationGapConfig tc = c.truncation_gap();
+  const auto rows = train::truncation_gradient_gap(tc);
+  std::vector<std::vector<std::string>> cells, shown;
+  for (const auto& r : rows) {
+    cells.push_back({report::CsvWriter::cell(r.k), report::CsvWriter::cell(r.gap),
+                     report::CsvWriter::cell(r.bound)});
+    if (r.k == 1 || r.k % 5 == 0)
+      shown.push_back(
+          {std::to_string(r.k), fmt::format("{:.3e}", r.gap), fmt::format("{:.3e}", r.bound)});
+  }
+  const std::vector<std::string> columns{"k", "gap", "bound_k_lambda_k"};
+  for (const std::string& path : {files.path("truncation.csv"), legacy_csv})
+    if (!path.empty())
+      report::CsvWriter(path, columns, report::CsvWriter::Mode::Truncate).rows(cells);
+
+  Outcome o;
+  o.printed = report::markdown_table({"k", "gradient gap", "k λ^k"}, shown) + "\n";
+  try {
+    const train::RateFit fit = train::fit_upper_half(rows);
+    o.log_rate = fit.log_rate;
+    o.fit_k = fmt::format("{}-{}", fit.k_from, fit.k_to);
+    o.printed += fmt::format(
+        "fitted log-rate of gap/k over k in [{}, {}]: {:.4f}; log λ = {:.4f} (ratio {:.3f})\n",
+        fit.k_from, fit.k_to, fit.log_rate, std::log(c.lambda), fit.log_rate / std::log(c.lambda));
+  } catch (const core::Error& e) {
+    o.note = fmt::format("no rate fitted: {}", e.what());
+  }
+
+  // The bound up to its constant: γ k λ^k with the smallest γ that puts it above every gap.
+  double gamma = 0;
+  for (const auto& r : rows)
+    if (r.bound > 0) gamma = std::max(gamma, r.gap / r.bound);
+  if (!(gamma > 0)) gamma = 1;
+  const std::string plot = fmt::format(
+      "set logscale y\n"
+      "set format y '10^{{%L}}'\n"
+      "set key top right\n"
+      "set xlabel 'truncation length k'\n"
+      "set ylabel '‖∇_θ p_T − ∇_θ p_T^k‖'\n"
+      "set title 'Gradient gap, recurrent vs k-truncated, λ = {} "
+      "(T = {}, H = {}, {} instances)' noenhanced\n"
+      "plot 'truncation.csv' skip 1 using 1:($2 > 0 ? $2 : 1/0) with linespoints pt 7 ps 0.6 "
+      "title 'gradient gap', \\\n"
+      "     '' skip 1 using 1:({} * $3) with lines dt 2 lw 2 title 'γ k λ^k, γ = {:.3g}'\n",
+      c.lambda, tc.T, tc.hidden, tc.instances, gamma, gamma);
+  const std::string drawn = draw(files, "truncation", plot);
+  if (!drawn.empty()) o.note += (o.note.empty() ? "" : "; ") + drawn;
+  return o;
+}
+
+Outcome run_weights(const StabilityConfig& c, train::RunFiles& files,
+                    const std::string& legacy_csv) {
+  const train::WeightGapConfig wc = c.weight_gap();
+  const auto rows = train::weight_gap(wc);
+  std::vector<std::vector<std::string>> cells, shown;
+  Outcome o;
+  bool any_positive = false;
+  for (const auto& r : rows) {
+    cells.push_back({report::CsvWriter::cell(r.k), report::CsvWriter::cell(r.step),
+                     report::CsvWriter::cell(r.gap)});
+    any_positive = any_positive || r.gap > 0;
+    if (r.step != wc.steps) continue;
+    shown.push_back({std::to_string(r.k), fmt::format("{:.3e}", r.gap)});
+    o.final_gaps += fmt::format("{}{}:{:.6g}", o.final_gaps.empty() ? "" : " ", r.k, r.gap);
+  }
+  const std::vector<std::string> columns{"k", "step", "gap"};
+  for (const std::string& path : {files.path("weight_gap.csv"), legacy_csv})
+    if (!path.empty())
+      report::CsvWriter(path, columns, report::CsvWriter::Mode::Truncate).rows(cells);
+
+  o.printed =
+      report::markdown_table({"k", fmt::format("weight gap after {} steps", wc.steps)}, shown) +
+      "\n";
+  // The slope of log(final gap) against k, to compare with log λ.
+  try {
+    const train::WeightGapFit fit = train::final_gap_log_rate(rows, wc.T, wc.steps);
+    o.log_rate = fit.log_rate;
+    for (const int64_t k : fit.ks) o.fit_k += (o.fit_k.empty() ? "" : " ") + std::to_string(k);
+    o.printed += fmt::format(
+        "fitted log-rate of the final gap over k in {{{}}}: {:.4f}; log λ = {:.4f} "
+        "(ratio {:.3f})\n",
+        o.fit_k, o.log_rate, std::log(c.lambda), o.log_rate / std::log(c.lambda));
+  } catch (const core::Error& e) {
+    o.note = fmt::format("no rate fitted: {}", e.what());
+  }
+
+  // One curve per k; zero gaps (step 0, and k >= T) cannot go on the log axis.
+  std::string curves;
+  for (size_t i = 0; i < wc.ks.size(); ++i)
+    curves += fmt::format(
+        "{}'weight_gap.csv' skip 1 using 2:($1 == {} ? {} : 1/0) with linespoints pt 7 ps 0.5 "
+        "title 'k = {}{}'",
+        i ? ", \\\n     " : "", wc.ks[i], any_positive ? "($3 > 0 ? $3 : 1/0)" : "$3", wc.ks[i],
+        wc.ks[i] >= wc.T ? " (≥ T: gap 0)" : "");
+  const std::string plot = fmt::format(
+      "{}"
+      "set key outside right\n"
+      "set xlabel 'gradient step t (step size α / t)'\n"
+      "set ylabel '‖θ_{{recurrent}} − θ_{{truncated}}‖_2'\n"
+      "set title 'Weight gap under projected GD, λ = {} (T = {}, α = {})' "
+      "noenhanced\n"
+      "plot {}\n",
+      any_positive ? "set logscale y\nset format y '10^{%L}'\n" : "", c.lambda, wc.T, wc.alpha,
+      curves);
+  const std::string drawn = draw(files, "weight_gap", plot);
+  if (!drawn.empty()) o.note += (o.note.empty() ? "" : "; ") + drawn;
+  return o;
+}
+
+// Runs the resolved config into its run directory. legacy_csv: also write the analysis'
+// table there (the old subcommands' file), or "" for none.
+int run_analysis(StabilityConfig cfg, bool quiet, const std::string& legacy_csv) {
+  core::set_threads(cfg.threads);
+  if (cfg.output.run_id.empty()) {
+    const std::string label = cfg.output.label.empty() ? default_label(cfg) : cfg.output.label;
+    cfg.output.run_id = report::make_run_id(cfg.output.dir + "/" + kName, label, cfg.seed);
+  }
+  train::RunFiles files(cfg.output.dir, kName, cfg.output.run_id, "rate_ratio", false);
+  // An analysis has no training curve and no gradient probes: RunFiles' empty training
+  // files go (they hold only their headers).
+  std::error_code ec;
+  std::filesystem::remove(files.path("metrics.csv"), ec);
+  std::filesystem::remove(files.path("gradnorm.csv"), ec);
+  files.write_config(config::to_yaml(cfg));
+  if (!quiet)
+    fmt::print(stderr, "seqbench {}: starting run {} -> {}\n", kName, cfg.output.run_id,
+               files.dir());
+
+  // From here on the run directory holds a run: an error in the analysis is recorded
+  // (summary.json status failed, a runs.csv row) like a failed training update.
+  const auto start = std::chrono::steady_clock::now();
+  Outcome o;
+  train::Summary s;
+  s.status = "finished";
+  try {
+    o = cfg.analysis == "truncation" ? run_truncation(cfg, files, legacy_csv)
+                                     : run_weights(cfg, files, legacy_csv);
+    s.message = o.note;
+  } catch (const std::exception& e) {
+    s.status = "failed";
+    s.message = e.what();
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  s.updates = cfg.analysis == "weights" ? cfg.weights.steps : 0;
+  s.metric = "rate_ratio";  // fitted log-rate / log λ: 1 when the gap decays like k λ^k
+  s.final_metric = s.best_metric = o.log_rate / std::log(cfg.lambda);
+  s.final_loss = kNaN;
+  s.train_seconds = seconds;
+  s.peak_rss_mb = train::peak_rss_mb();
+  train::RunIdentity record = train::run_record(files, kName, identity(cfg), s);
+  train::append(record, {{"fitted_log_rate", num(o.log_rate)},
+                         {"log_lambda", num(std::log(cfg.lambda))},
+                         {"rate_ratio", num(s.final_metric)},
+                         {"fit_k", o.fit_k},
+                         {"final_gaps", o.final_gaps}});
+  files.log(o.printed + (s.message.empty() ? "" : s.message + "\n"));
+  train::write_run_outputs(files, record, s);
+  if (s.status == "failed") {
+    fmt::print(stderr, "seqbench {}: error: {}\n", kName, s.message);
+    return core::kExitError;
+  }
+  if (!quiet) {
+    fmt::print("{}", o.printed);
+    if (!legacy_csv.empty()) fmt::print("wrote {}\n", legacy_csv);
+    fmt::print("wrote {}/\n", files.dir());
+  }
+  if (!o.note.empty()) fmt::print(stderr, "seqbench {}: {}\n", kName, o.note);
+  return core::kExitOk;
+}
+
+}  // namespace
+
 int stability_main(int argc, char** argv) {
   try {
-    CLI::App app{"stability analyses of Miller & Hardt (2019): recurrent vs truncated models",
-                 "seqbench stability"};
-    app.require_subcommand(1);
-    train::TruncationGapConfig cfg;
-    std::string out = "results";
+    CLI::App app{
+        "stability analyses of Miller & Hardt (2019): recurrent vs truncated models "
+        "(docs/experiments/stability.md)",
+        "seqbench stability"};
+    app.require_subcommand(0, 1);
+    config::CommonOptions opts;
+    config::add_common_options(app, opts);
+
+    // The old subcommands: shortcuts for `analysis` and the keys they set. Their options
+    // win over --config and --set, like --seed and --out; the common options may follow
+    // them (fallthrough).
+    StabilityConfig shortcut;
+    uint64_t seed = 0;
+    std::string out;
     CLI::App* trunc = app.add_subcommand(
         "truncation", "gradient gap between a λ-contractive RNN and its k-truncation, vs k");
-    trunc->add_option("--lambda", cfg.lambda, "spectral norm of W_h, in (0, 1)")
-        ->check(CLI::Range(1e-6, 1.0 - 1e-9));
-    trunc->add_option("--T", cfg.T, "sequence length")->check(CLI::Range(2, 100000));
-    trunc->add_option("--hidden", cfg.hidden, "hidden units")->check(CLI::Range(1, 4096));
-    trunc->add_option("--input", cfg.input, "input size")->check(CLI::Range(1, 4096));
-    trunc->add_option("--k-max", cfg.k_max, "largest truncation k (< T)")->check(CLI::Range(1, 100000));
-    trunc->add_option("--instances", cfg.instances, "random instances averaged")
-        ->check(CLI::Range(1, 100000));
-    trunc->add_option("--input-scale", cfg.input_scale,
-                      "standard deviation of the inputs (small: near-linear, the bound is tight)")
-        ->check(config::positive_real());
-    trunc->add_option("--seed", cfg.seed, "random seed");
-    trunc->add_option("--out", out, "results root");
-    train::WeightGapConfig wg;
+    trunc->fallthrough();
+    std::vector<CLI::Option*> trunc_opts{
+        trunc->add_option("--lambda", shortcut.lambda, "spectral norm of W_h, in (0, 1)")
+            ->check(CLI::Range(kStabilityLambdaMin, kStabilityLambdaMax)),
+        trunc->add_option("--T", shortcut.truncation.T, "sequence length")
+            ->check(CLI::Range(2, 100000)),
+        trunc->add_option("--hidden", shortcut.truncation.hidden, "hidden units")
+            ->check(CLI::Range(1, 4096)),
+        trunc->add_option("--input", shortcut.truncation.input, "input size")
+            ->check(CLI::Range(1, 4096)),
+        trunc->add_option("--k-max", shortcut.truncation.k_max, "largest truncation k (< T)")
+            ->check(CLI::Range(1, 100000)),
+        trunc->add_option("--instances", shortcut.truncation.instances, "random instances averaged")
+            ->check(CLI::Range(1, 100000)),
+        trunc
+            ->add_option(
+                "--input-scale", shortcut.truncation.input_scale,
+                "standard deviation of the inputs (small: near-linear, the bound is tight)")
+            ->check(config::positive_real()),
+    };
     CLI::App* weights = app.add_subcommand(
         "weights",
         "weight gap between a recurrent and a k-truncated model trained by projected GD with "
         "step alpha/t (Proposition 2)");
-    weights->add_option("--lambda", wg.lambda, "contraction bound λ, in (0, 1)")
-        ->check(CLI::Range(1e-6, 1.0 - 1e-9));
-    weights->add_option("--T", wg.T, "sequence length")->check(CLI::Range(2, 100000));
-    weights->add_option("--hidden", wg.hidden, "hidden units")->check(CLI::Range(1, 4096));
-    weights->add_option("--steps", wg.steps, "gradient steps N")->check(CLI::Range(0, 10000000));
-    weights->add_option("--alpha", wg.alpha, "step size α (step t uses α/t)")
-        ->check(config::positive_real());
-    weights->add_option("--k", wg.ks, "truncation windows")
-        ->check(config::whole_number(1, 100000));
-    weights->add_option("--seed", wg.seed, "random seed");
-    weights->add_option("--out", out, "results root");
+    weights->fallthrough();
+    std::vector<CLI::Option*> weight_opts{
+        weights->add_option("--lambda", shortcut.lambda, "contraction bound λ, in (0, 1)")
+            ->check(CLI::Range(kStabilityLambdaMin, kStabilityLambdaMax)),
+        weights->add_option("--T", shortcut.weights.T, "sequence length")
+            ->check(CLI::Range(2, 100000)),
+        weights->add_option("--hidden", shortcut.weights.hidden, "hidden units")
+            ->check(CLI::Range(1, 4096)),
+        weights->add_option("--steps", shortcut.weights.steps, "gradient steps N")
+            ->check(CLI::Range(0, 10000000)),
+        weights->add_option("--alpha", shortcut.weights.alpha, "step size α (step t uses α/t)")
+            ->check(config::positive_real()),
+        weights->add_option("--k", shortcut.weights.ks, "truncation windows")
+            ->check(config::whole_number(1, 100000)),
+    };
+    for (CLI::App* sub : {trunc, weights}) {
+      sub->add_option("--seed", seed, "random seed");
+      sub->add_option("--out", out, "results root");
+    }
     if (!config::parse_cli(app, argc, argv)) return core::kExitOk;
-    if (weights->parsed()) {
-      const auto rows = train::weight_gap(wg);
-      const std::string dir = out + "/stability";
-      core::make_dirs(dir);
-      const std::string path = fmt::format("{}/weight-gap-l{}.csv", dir, wg.lambda);
-      report::CsvWriter csv(path, {"k", "step", "gap"}, report::CsvWriter::Mode::Truncate);
-      std::vector<std::vector<std::string>> cells, shown;
-      for (const auto& r : rows) {
-        cells.push_back({report::CsvWriter::cell(r.k), report::CsvWriter::cell(r.step),
-                         report::CsvWriter::cell(r.gap)});
-        if (r.step == wg.steps)
-          shown.push_back({std::to_string(r.k), fmt::format("{:.3e}", r.gap)});
+
+    if (opts.resume)
+      throw core::UsageError(
+          "--resume: a stability analysis has no checkpoint to continue from (hint: run it "
+          "again with another --run-id; it takes seconds to minutes)");
+    StabilityConfig cfg;
+    config::resolve(cfg, opts, kStabilityDemoYaml);
+    CLI::App* sub = trunc->parsed() ? trunc : weights->parsed() ? weights : nullptr;
+    if (sub) {
+      cfg.analysis = sub->get_name();
+      for (CLI::Option* o : sub == trunc ? trunc_opts : weight_opts) {
+        if (o->count() == 0) continue;
+        const std::string name = o->get_name();
+        if (name == "--lambda") cfg.lambda = shortcut.lambda;
+        if (sub == trunc) {
+          if (name == "--T") cfg.truncation.T = shortcut.truncation.T;
+          if (name == "--hidden") cfg.truncation.hidden = shortcut.truncation.hidden;
+          if (name == "--input") cfg.truncation.input = shortcut.truncation.input;
+          if (name == "--k-max") cfg.truncation.k_max = shortcut.truncation.k_max;
+          if (name == "--instances") cfg.truncation.instances = shortcut.truncation.instances;
+          if (name == "--input-scale") cfg.truncation.input_scale = shortcut.truncation.input_scale;
+        } else {
+          if (name == "--T") cfg.weights.T = shortcut.weights.T;
+          if (name == "--hidden") cfg.weights.hidden = shortcut.weights.hidden;
+          if (name == "--steps") cfg.weights.steps = shortcut.weights.steps;
+          if (name == "--alpha") cfg.weights.alpha = shortcut.weights.alpha;
+          if (name == "--k") cfg.weights.ks = shortcut.weights.ks;
+        }
       }
-      csv.rows(cells);
-      fmt::print("{}\n", report::markdown_table(
-                             {"k", fmt::format("weight gap after {} steps", wg.steps)}, shown));
-      fmt::print("wrote {}\n", path);
+      if (sub->get_option("--seed")->count() > 0) opts.seed = seed;
+      if (sub->get_option("--out")->count() > 0) opts.out = out;
+    }
+    // Command-line shorthands act like --set after everything else.
+    if (opts.seed) cfg.seed = *opts.seed;
+    if (opts.threads) cfg.threads = *opts.threads;
+    if (!opts.out.empty()) cfg.output.dir = opts.out;
+    if (!opts.run_id.empty()) cfg.output.run_id = opts.run_id;
+    // Before the id is used in any path: it must not leave the results root.
+    if (!cfg.output.run_id.empty())
+      report::check_run_id(cfg.output.run_id, opts.run_id.empty() ? "output.run_id" : "--run-id");
+    if (opts.dump_config) {
+      fmt::print("{}", config::to_yaml(cfg));
       return core::kExitOk;
     }
-    if (cfg.k_max >= cfg.T)
-      throw core::UsageError(fmt::format("--k-max {} must be below --T {}", cfg.k_max, cfg.T));
-
-    const auto rows = train::truncation_gradient_gap(cfg);
-    const std::string dir = out + "/stability";
-    core::make_dirs(dir);
-    const std::string path = fmt::format("{}/truncation-l{}.csv", dir, cfg.lambda);
-    report::CsvWriter csv(path, {"k", "gap", "bound_k_lambda_k"}, report::CsvWriter::Mode::Truncate);
-    std::vector<std::vector<std::string>> cells, shown;
-    for (const auto& r : rows) {
-      cells.push_back({report::CsvWriter::cell(r.k), report::CsvWriter::cell(r.gap),
-                       report::CsvWriter::cell(r.bound)});
-      if (r.k == 1 || r.k % 5 == 0)
-        shown.push_back({std::to_string(r.k), fmt::format("{:.3e}", r.gap),
-                         fmt::format("{:.3e}", r.bound)});
-    }
-    csv.rows(cells);
-    // Fit over the second half of the k range whose gaps are above rounding noise.
-    double largest = 0;
-    int64_t usable = 1;
-    for (const auto& r : rows) largest = std::max(largest, r.gap);
-    for (const auto& r : rows)
-      if (r.gap > 1e-11 * largest) usable = r.k;
-    const int64_t from = std::max<int64_t>(1, usable / 2), to = usable;
-    const double rate = train::fitted_log_rate(rows, from, to);
-    fmt::print("{}\n", report::markdown_table({"k", "gradient gap", "k λ^k"}, shown));
-    fmt::print("fitted log-rate of gap/k over k in [{}, {}]: {:.4f}; log λ = {:.4f} (ratio {:.3f})\n",
-               from, to, rate, std::log(cfg.lambda), rate / std::log(cfg.lambda));
-    fmt::print("wrote {}\n", path);
-    return core::kExitOk;
+    check_config(cfg);
+    // The old subcommands' files, beside the runs.
+    std::string legacy;
+    if (sub)
+      legacy = fmt::format("{}/{}/{}-l{}.csv", cfg.output.dir, kName,
+                           cfg.analysis == "truncation" ? "truncation" : "weight-gap", cfg.lambda);
+    return run_analysis(cfg, opts.quiet, legacy);
   } catch (const core::Error& e) {
+    std::fflush(stdout);
     fmt::print(stderr, "seqbench stability: error: {}\n", e.what());
     return e.exit_code();
   } catch (const std::exception& e) {
+    std::fflush(stdout);
     fmt::print(stderr, "seqbench stability: error: {}\n", e.what());
     return core::kExitError;
   }

@@ -7,13 +7,11 @@
 #include <memory>
 
 #include "apps/wikitext103/attention_matrix.hpp"
-#include "apps/wikitext103/wikitext103_experiment.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
 #include "report/plots.hpp"
-#include "train/run_record.hpp"
 
 namespace seqbench::apps {
 
@@ -166,7 +164,7 @@ std::string approx_script(const ApproxOptions& opts, const std::string& title) {
 
 }  // namespace
 
-int attention_approx_command(const ApproxCommandOptions& opts) {
+int attention_approx_command(const ApproxCommandOptions& opts, const LmRunLoader& load) {
   if (opts.segments < 1)
     throw core::UsageError(
         fmt::format("attention approx: --segments must be >= 1, got {}", opts.segments));
@@ -176,8 +174,8 @@ int attention_approx_command(const ApproxCommandOptions& opts) {
           "attention approx: --windows must be >= 1, got {} (hint: e.g. --windows 8,16,32)", w));
   for (const auto& kind : opts.approx.kinds) (void)approx_config(kind, 1, 1, opts.approx);
 
-  Wikitext103Config cfg;
-  const auto exp = load_trained_run(opts.run_dir, "attention approx", cfg);
+  const TrainedLmRun run = load(opts.run_dir, "attention approx");
+  TransformerLmExperiment* const exp = run.exp.get();
   nn::TransformerLM& lm = exp->model();
   bool has_full = false;
   for (int64_t l = 0; l < lm.layers(); ++l)
@@ -186,14 +184,13 @@ int attention_approx_command(const ApproxCommandOptions& opts) {
   if (!has_full)
     throw core::UsageError(fmt::format(
         "attention approx: the run at '{}' has no full heads (model.attention: {}; hint: train "
-        "configs/wikitext103/full_small.yaml)",
-        opts.run_dir, cfg.model.attention));
+        "configs/{}/full_small.yaml)",
+        opts.run_dir, run.attention, run.experiment));
 
   ApproxAccumulator acc(opts.approx);
-  const TokenColumns& valid = exp->valid_stream();
-  const int64_t segments = std::min(opts.segments, valid.segments(cfg.lm.seq_len));
+  const int64_t segments = std::min(opts.segments, exp->valid_batches());
   for (int64_t i = 0; i < segments; ++i) {
-    exp->forward_segment(valid, i);
+    exp->forward_valid(i);
     for (int64_t l = 0; l < lm.layers(); ++l) {
       const auto& mha = lm.block(l).attention();
       for (int64_t g = 0; g < mha.groups(); ++g) {
@@ -207,11 +204,9 @@ int attention_approx_command(const ApproxCommandOptions& opts) {
   const std::string out = opts.out_dir.empty() ? opts.run_dir + "/attention_approx" : opts.out_dir;
   core::make_dirs(out);
   const auto rows = acc.rows();
-  const std::string title = fmt::format(
-      "Sparse attention vs full on the inputs of {} ({} validation segment{} of {} tokens, "
-      "{} layers, data {})",
-      opts.run_dir, segments, segments == 1 ? "" : "s", cfg.lm.seq_len, lm.layers(),
-      train::data_label(cfg.data.name, cfg.data.stand_in));
+  const std::string title =
+      fmt::format("Sparse attention vs full on the inputs of {} ({}, {} layers, data {})",
+                  opts.run_dir, run.describe(segments), lm.layers(), run.data);
   const std::string md =
       fmt::format("{}\nRelative output error ||o - o_full|| / ||o_full||, all layers pooled:\n\n{}",
                   title, approx_markdown(rows, opts.approx));

@@ -2,8 +2,10 @@
 // approximates full attention on the attention inputs of a trained model (issue 6,
 // analysis 1; the comparison at equal memory that SMYRF's reviewers asked for).
 //
-// For a wikitext103 run trained with full heads (configs/wikitext103/full_small.yaml),
-// validation segments go through the model in eval mode. After each segment, every
+// For a wikitext103 or imagenet64 run trained with full heads
+// (configs/<experiment>/full_small.yaml), validation batches (wikitext103: segments of the
+// stream; imagenet64: data.eval_batch images) go through the model in eval mode. After
+// each batch, every
 // layer's full head group yields its core inputs q, k, v and output o_full,
 // (B, H_g, N, Dh) each. Each sparse kind then attends over the same q, k, v, causally
 // and at window w, and its error is accumulated:
@@ -29,6 +31,7 @@
 #include <tuple>
 #include <vector>
 
+#include "apps/common/transformer_lm_experiment.hpp"
 #include "core/tensor.hpp"
 #include "nn/attention/attention.hpp"
 
@@ -85,15 +88,16 @@ std::string approx_markdown(const std::vector<ApproxAccumulator::Row>& rows,
                             const ApproxOptions& opts);
 
 struct ApproxCommandOptions {
-  std::string run_dir;   // results/wikitext103/<run-id>: config.yaml and checkpoint.sbck
+  std::string run_dir;   // results/<wikitext103|imagenet64>/<run-id>: config.yaml, checkpoint.sbck
   std::string out_dir;   // default: <run_dir>/attention_approx
-  int64_t segments = 8;  // validation segments used (at most the stream's)
+  int64_t segments = 8;  // validation segments / batches used (at most the run's)
   ApproxOptions approx;
 };
 
-// Loads the run, feeds the segments through it and writes attention_approx.{csv,md,dat,gp}
-// and .png (when gnuplot is there) into out_dir; prints the table and the files. Throws
+// Loads the run with `load` (the front door's, which knows both experiments), feeds the
+// validation batches through it and writes attention_approx.{csv,md,dat,gp} and .png
+// (when gnuplot is there) into out_dir; prints the table and the files. Throws
 // core::UsageError for a missing run or a model without full heads.
-int attention_approx_command(const ApproxCommandOptions& opts);
+int attention_approx_command(const ApproxCommandOptions& opts, const LmRunLoader& load);
 
 }  // namespace seqbench::apps

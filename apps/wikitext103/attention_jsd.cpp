@@ -8,12 +8,10 @@
 #include <utility>
 
 #include "apps/wikitext103/attention_matrix.hpp"
-#include "apps/wikitext103/wikitext103_experiment.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
-#include "train/run_record.hpp"
 
 namespace seqbench::apps {
 
@@ -59,12 +57,12 @@ void group_probs(nn::MultiHeadAttentionT<float>& mha, int64_t g, int64_t layer,
 
 }  // namespace
 
-int attention_jsd_command(const JsdCommandOptions& opts) {
+int attention_jsd_command(const JsdCommandOptions& opts, const LmRunLoader& load) {
   if (opts.segments < 1)
     throw core::UsageError(
         fmt::format("attention jsd: --segments must be >= 1, got {}", opts.segments));
-  Wikitext103Config cfg;
-  const auto exp = load_trained_run(opts.run_dir, "attention jsd", cfg);
+  const TrainedLmRun run = load(opts.run_dir, "attention jsd");
+  TransformerLmExperiment* const exp = run.exp.get();
   nn::TransformerLM& lm = exp->model();
   bool mixed = false;
   for (int64_t l = 0; l < lm.layers(); ++l) {
@@ -75,17 +73,16 @@ int attention_jsd_command(const JsdCommandOptions& opts) {
   if (!mixed)
     throw core::UsageError(fmt::format(
         "attention jsd: the run at '{}' has no layer mixing head kinds (model.attention: {}; "
-        "hint: train configs/wikitext103/routing_small.yaml)",
-        opts.run_dir, cfg.model.attention));
+        "hint: train configs/{}/routing_small.yaml)",
+        opts.run_dir, run.attention, run.experiment));
 
   // (layer, "kindA-kindB") -> (Σ JSD, count); layer -1 pools all layers.
   std::map<std::pair<int64_t, std::string>, std::pair<double, int64_t>> sums;
   std::vector<std::string> pair_order;  // first appearance
-  const TokenColumns& valid = exp->valid_stream();
-  const int64_t segments = std::min(opts.segments, valid.segments(cfg.lm.seq_len));
+  const int64_t segments = std::min(opts.segments, exp->valid_batches());
   std::vector<double> p, q;
   for (int64_t i = 0; i < segments; ++i) {
-    const int64_t N = exp->forward_segment(valid, i), B = valid.B;
+    const auto [B, N] = exp->forward_valid(i);
     for (int64_t l = 0; l < lm.layers(); ++l) {
       auto& mha = lm.block(l).attention();
       std::vector<HeadProbs> heads;
@@ -144,10 +141,10 @@ int attention_jsd_command(const JsdCommandOptions& opts) {
   }
   const std::string md = fmt::format(
       "Jensen-Shannon divergence (nats; at most ln 2 = 0.693) between the attention "
-      "distributions of pairs of heads, mean over queries and pairs: {} ({} validation "
-      "segment{} of {} tokens, model.attention {}, data {})\n\n{}",
-      opts.run_dir, segments, segments == 1 ? "" : "s", cfg.lm.seq_len, lm.describe(),
-      train::data_label(cfg.data.name, cfg.data.stand_in), report::markdown_table(header, body));
+      "distributions of pairs of heads, mean over queries and pairs: {} ({}, model.attention "
+      "{}, data {})\n\n{}",
+      opts.run_dir, run.describe(segments), lm.describe(), run.data,
+      report::markdown_table(header, body));
   const std::string out = opts.out_dir.empty() ? opts.run_dir + "/attention_jsd" : opts.out_dir;
   core::make_dirs(out);
   core::write_file_atomic(out + "/attention_jsd.csv", csv);

@@ -6,19 +6,9 @@
 #include <string>
 
 #include "report/markdown.hpp"
+#include "report/paper_spec.hpp"
 
 namespace seqbench::apps {
-
-const std::vector<Wikitext103PaperNumber>& wikitext103_paper_numbers() {
-  // docs/papers.md section 5 (Roy et al. 2021): Wikitext-103 test ppl 15.8 for the Routing
-  // Transformer (local and routing heads) against 18.3 for Transformer-XL; neither is
-  // marked (?) there.
-  static const std::vector<Wikitext103PaperNumber> numbers{
-      {"local+routing", "15.8", "Roy et al. 2021"},
-      {"full", "18.3", "Transformer-XL, in Roy et al. 2021"},
-  };
-  return numbers;
-}
 
 report::CsvTable wikitext103_table(const report::CsvTable& runs) {
   const std::vector<std::string> key_cols{"label", "attention", "layers", "hidden", "T", "data"};
@@ -52,10 +42,9 @@ report::CsvTable wikitext103_table(const report::CsvTable& runs) {
                "ours",  "n",         "ms/update", "data",    "updates", "epochs"};
   for (const auto& key : order) {
     const Group& g = groups[key];
-    std::string paper = "—", source;
-    const std::string kinds = report::attention_kinds(key[1]);
-    for (const auto& p : wikitext103_paper_numbers())
-      if (kinds == p.kinds) paper = p.value, source = p.source;
+    // Roy et al.'s Wikitext-103 result (configs/papers/roy2021/numbers.yaml).
+    const auto [paper, source] =
+        report::paper_cells("roy2021", "wikitext103", report::attention_kinds(key[1]), "");
     t.rows.push_back(
         {key[0], key[1], key[2], key[3], key[4], paper, source, report::mean_sd(g.ppl, 1),
          std::to_string(g.ppl.size()), fmt::format("{:.0f}", mean(g.ms)), key[5],

@@ -5,11 +5,11 @@
 // One row per group of runs with equal (label, attention, layers, d_model, seq_len, data):
 // columns label, attention, layers, d_model, seq_len, paper, source, ours, n, ms/update,
 // data, updates, epochs.
-// - paper: the published Wikitext-103 test perplexity for that kind of model (docs/papers.md
-//   section 5): routing heads (local+routing) 15.8, and for full attention the paper's
-//   Transformer-XL baseline 18.3 (a full-attention model with segment memory, which ours
-//   lacks; the source column says so); "—" where the paper has none (local, random,
-//   smyrf, lsh). "(?)" would mark a number docs/papers.md marks as recalled; none is.
+// - paper, source: the published Wikitext-103 test perplexity for that kind of model
+//   (configs/papers/roy2021/numbers.yaml): routing heads (local+routing) 15.8; "—" where
+//   the paper has none for a model of ours (its 18.3 baseline is another model, listed
+//   by `seqbench report paper roy2021`). "(unchecked)" marks a number not found in the
+//   paper's text; source names the table or figure.
 // - ours: the mean test ppl at the best validation, "± sd" over n seeds;
 // - ms/update, updates, epochs: means over the group's runs.
 // A stand-in corpus (the data column says so) is not Wikitext-103, and the small presets
@@ -21,14 +21,6 @@
 #include "report/csv.hpp"
 
 namespace seqbench::apps {
-
-struct Wikitext103PaperNumber {
-  const char* kinds;   // the attention kinds of the model, report::attention_kinds() form
-  const char* value;   // as printed, e.g. "15.8"
-  const char* source;  // short citation (and the model, where it is not ours)
-};
-
-const std::vector<Wikitext103PaperNumber>& wikitext103_paper_numbers();
 
 // Builds the table (columns and rows, path = runs.path) from a runs.csv already read.
 // Rows without a test ppl are skipped. Throws core::Error naming runs.path for a missing

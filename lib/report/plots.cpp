@@ -43,17 +43,6 @@ int64_t parse_int(const CsvTable& table, size_t row, int col) {
   return static_cast<int64_t>(v);
 }
 
-// A gnuplot string literal: single quotes take everything literally except '' for '.
-std::string gp_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\n' || c == '\r') c = ' ';
-    out += c;
-    if (c == '\'') out += '\'';
-  }
-  return out + "'";
-}
-
 // Doubles in data files: shortest round-trip form, NaN spelled the way gnuplot reads it.
 std::string num(double v) { return std::isnan(v) ? "NaN" : fmt::format("{}", v); }
 
@@ -100,6 +89,46 @@ std::string dir_name(const std::string& dir) {
 }
 
 }  // namespace
+
+std::string gp_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\n' || c == '\r') c = ' ';
+    out += c;
+    if (c == '\'') out += '\'';
+  }
+  return out + "'";
+}
+
+std::string svg_tail(const std::string& svg, int width, int height) {
+  return fmt::format(
+      "\n# The same figure as SVG.\n"
+      "set terminal svg size {},{} enhanced font 'Sans,11'\n"
+      "set output {}\n"
+      "replot\n"
+      "set output\n",
+      width, height, gp_quote(svg));
+}
+
+std::string png_and_svg_script(const std::string& stem, const std::string& body, int width,
+                               int height) {
+  return fmt::format(
+      "# Written by seqbench. Restyle freely, then rerun in this directory: gnuplot {0}.gp\n"
+      "set encoding utf8\n"
+      "if (strstrt(' '.GPVAL_TERMINALS.' ', ' pngcairo ') > 0) {{\n"
+      "  set terminal pngcairo size {1},{2} enhanced font 'Sans,11'\n"
+      "}} else {{\n"
+      "  set terminal png size {1},{2} enhanced\n"
+      "}}\n"
+      "set output {3}\n"
+      "{5}\n"
+      "set output\n"
+      "set terminal svg size {1},{2} enhanced font 'Sans,11'\n"
+      "set output {4}\n"
+      "{5}\n"
+      "set output\n",
+      stem, width, height, gp_quote(stem + ".png"), gp_quote(stem + ".svg"), body);
+}
 
 GradnormRun gradnorm_from_table(const CsvTable& table, const std::string& label) {
   const int c_step = table.col("step"), c_t = table.col("t"), c_dist = table.col("distance"),
@@ -570,7 +599,9 @@ GradnormReport write_gradnorm_report(std::vector<GradnormRun> runs,
   const PlotFiles dist{prefix + "_distance.dat", prefix + "_distance.png"};
   write(prefix + "_distance.csv", distance_csv(curves));
   write(dist.data, distance_dat(curves, opts.source));
-  scripts.push_back(write(prefix + "_distance.gp", distance_script(curves, dist, opts.source)));
+  scripts.push_back(write(prefix + "_distance.gp",
+                          distance_script(curves, dist, opts.source) +
+                              svg_tail(prefix + "_distance.svg", 900, 560)));
 
   std::set<std::string> slugs;
   for (const auto& r : opts.source.heat_maps ? runs : std::vector<GradnormRun>{}) {
@@ -581,7 +612,7 @@ GradnormReport write_gradnorm_report(std::vector<GradnormRun> runs,
     const HeatMap map = heat_map(r);
     const PlotFiles files{base + ".dat", base + ".png"};
     write(files.data, heatmap_dat(map));
-    scripts.push_back(write(base + ".gp", heatmap_script(map, files)));
+    scripts.push_back(write(base + ".gp", heatmap_script(map, files) + svg_tail(base + ".svg", 900, 560)));
   }
 
   if (!find_program(opts.gnuplot)) {
@@ -599,6 +630,7 @@ GradnormReport write_gradnorm_report(std::vector<GradnormRun> runs,
       return report;
     }
     report.files.push_back(script.substr(0, script.size() - 3) + ".png");
+    report.files.push_back(script.substr(0, script.size() - 3) + ".svg");
   }
   report.rendered = true;
   return report;

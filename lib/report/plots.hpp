@@ -130,6 +130,16 @@ std::vector<std::string> unique_labels(const std::vector<std::string>& labels);
 std::vector<std::string> expand_run_dirs(const std::vector<std::string>& paths,
                                          const std::string& file = "gradnorm.csv");
 
+// A gnuplot string literal: single quotes take everything literally except '' for '.
+std::string gp_quote(const std::string& s);
+// Lines that draw the figure just plotted once more, as SVG into `svg` (a single plot,
+// not a multiplot: it uses replot).
+std::string svg_tail(const std::string& svg, int width, int height);
+// A whole script that draws `body` (plot commands, multiplot allowed) twice: as
+// <stem>.png and as <stem>.svg.
+std::string png_and_svg_script(const std::string& stem, const std::string& body, int width,
+                               int height);
+
 // True if `program` (a name looked up on $PATH, or a path with a '/') is executable.
 bool find_program(const std::string& program);
 

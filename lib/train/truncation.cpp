@@ -88,4 +88,17 @@ double fitted_log_rate(const std::vector<TruncationGapRow>& rows, int64_t k_from
   return (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }
 
+RateFit fit_upper_half(const std::vector<TruncationGapRow>& rows) {
+  double largest = 0;
+  int64_t usable = 1;
+  for (const auto& r : rows) largest = std::max(largest, r.gap);
+  for (const auto& r : rows)
+    if (r.gap > 1e-11 * largest) usable = std::max(usable, r.k);
+  RateFit f;
+  f.k_from = std::max<int64_t>(1, usable / 2);
+  f.k_to = usable;
+  f.log_rate = fitted_log_rate(rows, f.k_from, f.k_to);
+  return f;
+}
+
 }  // namespace seqbench::train

@@ -42,4 +42,14 @@ std::vector<TruncationGapRow> truncation_gradient_gap(const TruncationGapConfig&
 // are left out.
 double fitted_log_rate(const std::vector<TruncationGapRow>& rows, int64_t k_from, int64_t k_to);
 
+// The rate `seqbench stability` reports: fitted_log_rate over the upper half of the k
+// range whose gaps are above rounding noise, k in [max(1, usable / 2), usable] where
+// usable is the largest k with a gap above 1e-11 of the largest. Throws core::Error when
+// fewer than two gaps are usable.
+struct RateFit {
+  int64_t k_from = 0, k_to = 0;
+  double log_rate = 0;
+};
+RateFit fit_upper_half(const std::vector<TruncationGapRow>& rows);
+
 }  // namespace seqbench::train

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "core/check.hpp"
 #include "core/param_store.hpp"
@@ -178,6 +179,33 @@ std::vector<WeightGapRow> weight_gap(const WeightGapConfig& cfg) {
     });
   }
   return rows;
+}
+
+WeightGapFit final_gap_log_rate(const std::vector<WeightGapRow>& rows, int64_t T, int64_t steps) {
+  std::vector<std::pair<int64_t, double>> points;  // (k, log gap)
+  for (const auto& r : rows)
+    if (r.step == steps && r.k < T && r.gap > 0) points.emplace_back(r.k, std::log(r.gap));
+  std::sort(points.begin(), points.end());
+  points.erase(std::unique(points.begin(), points.end(),
+                           [](const auto& a, const auto& b) { return a.first == b.first; }),
+               points.end());
+  SB_CHECK(points.size() >= 2,
+           "need at least two windows k < T = {} with a positive gap after {} steps to fit a "
+           "slope, got {}",
+           T, steps, points.size());
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  WeightGapFit fit;
+  for (const auto& [k, y] : points) {
+    const double x = double(k);
+    n += 1;
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+    fit.ks.push_back(k);
+  }
+  fit.log_rate = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  return fit;
 }
 
 }  // namespace seqbench::train

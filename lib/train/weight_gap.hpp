@@ -53,4 +53,14 @@ struct WeightGapRow {
 // Rows ordered by k (in cfg.ks order), then by step. Throws core::Error for a bad config.
 std::vector<WeightGapRow> weight_gap(const WeightGapConfig& cfg);
 
+// The decay of the final weight gap with k: the least-squares slope of log(gap) against k
+// over the rows at step `steps` with k < T (k >= T is the recurrent model, gap 0) and a
+// positive gap, to compare with log λ. Returns the slope and the windows it was fitted
+// on (ascending); throws core::Error when fewer than two windows qualify.
+struct WeightGapFit {
+  double log_rate = 0;
+  std::vector<int64_t> ks;
+};
+WeightGapFit final_gap_log_rate(const std::vector<WeightGapRow>& rows, int64_t T, int64_t steps);
+
 }  // namespace seqbench::train

@@ -151,7 +151,7 @@ TEST_P(Imagenet64Runs, AFewUpdatesWriteResultsInBitsPerDim) {
   // The report table has the run, with the paper's number for routing heads only.
   const auto rep = run(kFront + " report imagenet64 results/imagenet64/runs.csv --format csv", dir);
   ASSERT_EQ(rep.code, 0) << rep.err;
-  EXPECT_NE(rep.out.find("label,attention,data,image,paper,ours,n,train,updates"), std::string::npos)
+  EXPECT_NE(rep.out.find("label,attention,data,image,paper,source,ours,n,train,updates"), std::string::npos)
       << rep.out;
   EXPECT_NE(rep.out.find("tiny (stand-in)"), std::string::npos) << rep.out;
   EXPECT_EQ(rep.out.find("3.43") != std::string::npos, std::string(GetParam()) != "full") << rep.out;

@@ -314,16 +314,14 @@ TEST(Wikitext103Jsd, MeanDivergencePerPairTypeWithinBounds) {
 
 TEST(Wikitext103Cli, AttentionAnalysesNameARunOfAnotherExperiment) {
   const std::string dir = clitest::fresh_dir("x");
-  std::filesystem::create_directories(dir + "/results/imagenet64/r1");
-  clitest::write(dir + "/results/imagenet64/r1/config.yaml", "data: {image_side: 28}\n");
-  clitest::write(dir + "/results/imagenet64/r1/checkpoint.sbck", "x");
+  std::filesystem::create_directories(dir + "/results/char_ptb/r1");
+  clitest::write(dir + "/results/char_ptb/r1/config.yaml", "model: {cell: lstm}\n");
+  clitest::write(dir + "/results/char_ptb/r1/checkpoint.sbck", "x");
   const std::string front = SEQBENCH_FRONT_BIN;
   for (const char* what : {"jsd", "approx"}) {
-    const auto r = run(front + " report attention " + what + " results/imagenet64/r1", dir);
+    const auto r = run(front + " report attention " + what + " results/char_ptb/r1", dir);
     EXPECT_EQ(r.code, 2) << r.err;
-    EXPECT_NE(r.err.find("is a run of the imagenet64 experiment; this analysis reads wikitext103 runs only"),
-              std::string::npos)
-        << r.err;
+    EXPECT_NE(r.err.find("is a run of the char_ptb experiment"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("unknown key"), std::string::npos) << r.err;
   }
 }

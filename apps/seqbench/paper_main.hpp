@@ -1,0 +1,25 @@
+// `seqbench report paper NAME [SWEEP_DIR...]` and `seqbench report papers`: the paper
+// reports (lib/report/paper_report.hpp) behind the report front door.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace seqbench::apps {
+
+struct PaperCommand {
+  CLI::App* paper = nullptr;   // `report paper`
+  CLI::App* papers = nullptr;  // `report papers`
+  std::string name;
+  std::vector<std::string> dirs;
+  std::string out, results = "results", bench = "results/bench", format = "md";
+  bool parsed() const { return paper->parsed() || papers->parsed(); }
+};
+
+// Adds the two subcommands to `report`; their options land in cmd.
+void add_paper_commands(CLI::App& report, PaperCommand& cmd);
+int paper_command(const PaperCommand& cmd);
+
+}  // namespace seqbench::apps

@@ -1,0 +1,4 @@
+// seqbench_stability: the stability analyses' own binary (same as `seqbench stability`).
+#include "apps/stability/stability_main.hpp"
+
+int main(int argc, char** argv) { return seqbench::apps::stability_main(argc, argv); }

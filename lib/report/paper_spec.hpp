@@ -1,0 +1,101 @@
+// What a paper report covers: for each of the five papers, the tables and figures
+// seqbench reproduces (configs/papers/<paper>/report.yaml) and the paper's own numbers
+// with their place in the paper (configs/papers/<paper>/numbers.yaml). Both files are
+// embedded into the binary at build time, so `seqbench report paper NAME` works from any
+// directory. docs/report.md ("Paper reports") describes the two formats.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace seqbench::report {
+
+// One published number, as numbers.yaml records it.
+struct PaperNumber {
+  std::string table;   // a TableSpec id (or "context": shown, never compared)
+  std::string row;     // a row name of that table
+  std::string column;  // the column value ("" for a table with one number per row)
+  double value = 0;    // in the paper's unit
+  std::string unit;    // "accuracy (%)", "perplexity", ...
+  std::string text;    // as the paper prints it
+  std::string source;  // "Table 1, p. 7"
+  bool checked = false;   // read in the paper's text, not recalled
+  bool in_suite = true;   // a model seqbench has
+  std::string note;
+};
+
+// A row of a table: `name` (the paper's row, as numbers.yaml names it) stands for the
+// runs whose row key reads `match` (equal to name unless "name=match" was written).
+struct RowSpec {
+  std::string name, match;
+};
+
+struct TableSpec {
+  std::string id;          // numbers.yaml's `table`
+  std::string title;
+  std::string sweep;       // configs/papers/<paper>/<sweep>_{small,paper}.yaml
+  std::string experiment;  // runs live in <sweep dir>/<experiment>/
+  // Row and column: a key of the run's resolved config, optionally transformed
+  // ("attention_kinds": "local:2,routing:2" -> "local+routing"; "minigrid_env":
+  // "MiniGrid-DoorKey-5x5-v0" -> "DoorKey-5x5").
+  std::string row_key, row_as;
+  std::vector<RowSpec> rows;  // the paper's order; runs with other values follow
+  std::string column_key, column_name, column_as;
+  // Our number: a runs.csv column, or a column of a CSV in each run directory
+  // (metric_file), one value per metric_file_key (then column = "<column>-><key>").
+  std::string metric_column, metric_file, metric_file_key;
+  std::string transform;  // "" or "exp2" (bits per word -> perplexity)
+  double scale = 1;       // e.g. 100 for a fraction shown in %
+  std::string unit;
+  int decimals = 2;
+  bool higher_is_better = true;
+  // |ours - paper| <= tolerance + 2 sd counts as matching the paper.
+  double tolerance = 0;
+  std::string make;  // how to make missing runs beyond the sweep ("{dir}" = the sweep dir)
+};
+
+struct FigureSpec {
+  std::string id, kind, title, sweep, experiment, make;
+};
+
+struct PaperSpec {
+  std::string name;   // kerg2020, ...
+  std::string title;  // the paper's title
+  std::string cite;   // "Kerg et al., NeurIPS 2020"
+  std::string arxiv;  // the version the numbers were read from, "2006.09471v2"
+  std::vector<TableSpec> tables;
+  std::vector<FigureSpec> figures;
+  std::vector<PaperNumber> numbers;
+};
+
+// Parses one paper's report.yaml and numbers.yaml (numbers_yaml may be empty). Throws
+// core::Error naming `source` and the key for anything missing, unknown or malformed.
+PaperSpec parse_paper_spec(const std::string& report_yaml, const std::string& numbers_yaml,
+                           const std::string& source);
+
+// The five papers, from the files embedded at build time, in a fixed order.
+const std::vector<PaperSpec>& paper_specs();
+// One of them by name; a usage error listing the names (with a "did you mean") otherwise.
+const PaperSpec& paper_spec(const std::string& name);
+
+// The number the paper gives for (table, row, column), or nullptr.
+const PaperNumber* find_paper_number(const PaperSpec& paper, const std::string& table,
+                                     const std::string& row, const std::string& column);
+// Where a number comes from, for a report's source column: "Table 1, arXiv 2006.09471v2",
+// or "unchecked; <where it is said to be>" for a number not found in the paper's text.
+std::string number_source(const PaperSpec& paper, const PaperNumber& number);
+// The number as a report cell: the paper's text, with " (unchecked)" when not checked.
+std::string number_cell(const PaperNumber& number);
+
+// For the per-experiment reports: the paper's number for a run, looked up in paper
+// `paper`'s table `table` by the run's row value (mapped through the table's rows, e.g.
+// "local+routing" -> "routing") and column. Returns {number_cell, number_source}, or
+// {"—", ""} when the paper has none.
+std::pair<std::string, std::string> paper_cells(const std::string& paper, const std::string& table,
+                                                const std::string& row_value, const std::string& column);
+
+// Applies a row/column transform ("", "attention_kinds", "minigrid_env").
+std::string apply_key_transform(const std::string& as, const std::string& value);
+
+}  // namespace seqbench::report

@@ -1,0 +1,111 @@
+// `seqbench report paper` and `report papers` through the real binary: a sweep directory
+// as the sweep leaves it becomes the paper's table and figure, and the HTML pages open in
+// a real browser (headless Chromium) with every figure loaded.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "cli/cli_util.hpp"
+#include "report/plots.hpp"
+
+namespace seqbench {
+namespace {
+
+using clitest::run;
+namespace fs = std::filesystem;
+
+const std::string kFront = SEQBENCH_FRONT_BIN;
+
+// A finished small copy sweep of Kerg et al.'s table: two models, two seeds, each run with
+// its config and a gradient-norm probe.
+void fake_copy_sweep(const std::string& root) {
+  const std::string dir = root + "/papers/kerg2020/copy_table_small/copy";
+  std::string rows = "run_id,experiment,label,status,updates,final_metric,train_seconds,data\n";
+  for (const std::string cell : {"lstm", "rel_lstm"})
+    for (int seed : {1, 2}) {
+      const std::string id = cell + "-T100-s" + std::to_string(seed);
+      fs::create_directories(dir + "/" + id);
+      clitest::write(dir + "/" + id + "/config.yaml",
+                     "task: {name: copy, T: 100}\nmodel: {cell: " + cell + ", hidden: 8}\ntrain: {seed: " +
+                         std::to_string(seed) + "}\noutput: {run_id: " + id + ", label: " + cell + "}\n");
+      std::string g = "step,t,distance,norm\n";
+      for (int t = 0; t < 20; ++t)
+        g += "100," + std::to_string(t) + "," + std::to_string(19 - t) + "," + std::to_string(0.01 * (t + 1)) + "\n";
+      clitest::write(dir + "/" + id + "/gradnorm.csv", g);
+      rows += id + ",copy," + cell + ",done,100," + (cell == "lstm" ? "0.2" : "0.99") + ",3,synthetic\n";
+    }
+  clitest::write(dir + "/runs.csv", rows);
+}
+
+TEST(PaperReportCli, OnePaperPrintsItsTablesAndWritesEveryFormat) {
+  const std::string dir = clitest::fresh_dir("one");
+  fake_copy_sweep(dir + "/results");
+  const auto r = run(kFront + " report paper kerg2020", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* s : {"## Copy task", "| small | rel_lstm", "99.0 ± 0.0", "Not run. Make the runs with: "
+                        "`seqbench sweep configs/papers/kerg2020/pmnist_table_small.yaml`"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+  for (const char* f : {"report.md", "report.csv", "report.tex", "index.html"})
+    EXPECT_TRUE(fs::exists(dir + "/results/papers/kerg2020/report/" + std::string(f))) << f;
+  if (report::find_program("gnuplot")) {
+    EXPECT_TRUE(fs::exists(dir + "/results/papers/kerg2020/report/figures/gradnorm/gradnorm_distance.png"));
+    EXPECT_TRUE(fs::exists(dir + "/results/papers/kerg2020/report/figures/gradnorm/gradnorm_distance.svg"));
+  }
+  const auto tex = run(kFront + " report paper kerg2020 --format latex --out tex", dir);
+  ASSERT_EQ(tex.code, 0) << tex.err;
+  EXPECT_NE(tex.out.find("\\begin{tabular}"), std::string::npos);
+
+  const auto typo = run(kFront + " report paper kerg", dir);
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_NE(typo.err.find("kerg2020"), std::string::npos) << typo.err;
+  EXPECT_EQ(clitest::count_lines(typo.err), 1) << typo.err;
+  fs::create_directories(dir + "/somewhere");
+  const auto wrong = run(kFront + " report paper kerg2020 somewhere", dir);
+  EXPECT_EQ(wrong.code, 2);
+  EXPECT_NE(wrong.err.find("matches no sweep"), std::string::npos) << wrong.err;
+}
+
+TEST(PaperReportCli, EveryPageOpensInHeadlessChromiumWithEveryFigureLoaded) {
+  if (!report::find_program("chromium"))
+    GTEST_SKIP() << "chromium is not installed (Debian package chromium; `make deps` installs it)";
+  if (!report::find_program("gnuplot")) GTEST_SKIP() << "gnuplot is not installed: no figures to load";
+  const std::string dir = clitest::fresh_dir("html");
+  fake_copy_sweep(dir + "/results");
+  const auto r = run(kFront + " report papers --out site", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_TRUE(fs::exists(dir + "/site/index.html"));
+  int pictures = 0;
+  for (const std::string paper : {"", "kerg2020", "nguyen2020", "miller2019", "daras2020", "roy2021"}) {
+    const std::string page = dir + "/site/" + (paper.empty() ? "" : paper + "/") + "index.html";
+    ASSERT_TRUE(fs::exists(page)) << page;
+    const std::string html = clitest::slurp(page);
+    EXPECT_EQ(html.find("<script"), std::string::npos) << page << ": the pages carry no script";
+    // The test's own probe, added to a copy of the page: once the page has loaded, it
+    // records how many images there are and how many decoded to a real picture.
+    std::string probe = html;
+    probe.insert(probe.rfind("</body>"),
+                 "<script>window.addEventListener('load',()=>{const i=[...document.images];"
+                 "document.body.setAttribute('data-images',i.length+':'+i.filter(x=>x.complete&&"
+                 "x.naturalWidth>0).length);});</script>");
+    const std::string probe_path = fs::path(page).parent_path().string() + "/probe.html";
+    clitest::write(probe_path, probe);
+    const auto c = run("chromium --headless --no-sandbox --disable-gpu --user-data-dir=" + dir +
+                           "/chromium-profile --virtual-time-budget=10000 --dump-dom 'file://" + probe_path + "'",
+                       dir);
+    ASSERT_EQ(c.code, 0) << c.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(c.out, m, std::regex("data-images=\"(\\d+):(\\d+)\"")))
+        << page << ": the page did not finish loading\n" << c.out.substr(0, 500);
+    EXPECT_EQ(m[1], m[2]) << page << ": " << m[1] << " images, " << m[2] << " loaded";
+    pictures += std::stoi(m[1]);
+    if (paper.empty()) {  // the index links every paper's page
+      for (const char* p : {"kerg2020", "nguyen2020", "miller2019", "daras2020", "roy2021"})
+        EXPECT_NE(html.find(std::string("href=\"") + p + "/index.html\""), std::string::npos) << p;
+    }
+  }
+  EXPECT_GE(pictures, 1) << "the fake sweep's gradient-norm figure is on kerg2020's page";
+}
+
+}  // namespace
+}  // namespace seqbench

@@ -1,0 +1,274 @@
+// The paper reports: the embedded specs are consistent with the sweeps and numbers they
+// name, runs become lines with mean ± sd and a verdict, and every output format holds them.
+#include "report/paper_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "core/check.hpp"
+#include "report/csv.hpp"
+#include "report/paper_spec.hpp"
+
+namespace seqbench::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(PaperSpecs, EveryEmbeddedPaperParsesAndNamesSweepsAndRowsThatExist) {
+  const auto& specs = paper_specs();
+  std::set<std::string> names;
+  for (const auto& p : specs) names.insert(p.name);
+  EXPECT_EQ(names, (std::set<std::string>{"kerg2020", "nguyen2020", "miller2019", "daras2020", "roy2021"}));
+  for (const auto& p : specs) {
+    EXPECT_FALSE(p.title.empty()) << p.name;
+    EXPECT_FALSE(p.arxiv.empty()) << p.name;
+    std::map<std::string, std::set<std::string>> rows;  // table id -> row names
+    for (const auto& t : p.tables) {
+      const std::string base = std::string(SEQBENCH_SOURCE_DIR) + "/configs/papers/" + p.name + "/" + t.sweep;
+      EXPECT_TRUE(fs::exists(base + "_small.yaml") || fs::exists(base + "_paper.yaml"))
+          << p.name << ": table " << t.id << " names sweep " << t.sweep << ", which has no file";
+      for (const auto& r : t.rows) rows[t.id].insert(r.name);
+    }
+    for (const auto& f : p.figures) {
+      if (!f.sweep.empty()) {
+        const std::string base = std::string(SEQBENCH_SOURCE_DIR) + "/configs/papers/" + p.name + "/" + f.sweep;
+        EXPECT_TRUE(fs::exists(base + "_small.yaml") || fs::exists(base + "_paper.yaml"))
+            << p.name << ": figure " << f.id << " names sweep " << f.sweep;
+      }
+    }
+    // A number for one of our tables and models must name one of its rows: a typo would
+    // silently leave it out of the comparison.
+    for (const auto& n : p.numbers) {
+      if (n.checked) {
+        EXPECT_FALSE(n.source.empty()) << p.name << " " << n.table << " " << n.row;
+      }
+      if (!rows.count(n.table) || !n.in_suite) continue;
+      EXPECT_TRUE(rows[n.table].count(n.row))
+          << p.name << ": number for table " << n.table << " names row '" << n.row << "', not one of its rows";
+    }
+  }
+}
+
+TEST(PaperSpecs, UnknownPaperIsAUsageErrorWithASuggestion) {
+  try {
+    (void)paper_spec("kerg2021");
+    FAIL() << "no error";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.exit_code(), core::kExitUsage);
+    EXPECT_NE(std::string(e.what()).find("did you mean 'kerg2020'"), std::string::npos) << e.what();
+  }
+}
+
+const char* kReport = R"yaml(paper: toy
+tables:
+  - id: copy
+    title: "Copy: accuracy (%)"
+    sweep: copy_table
+    experiment: copy
+    row: {key: model.cell}
+    rows: [lstm, rel=rel_lstm]
+    column: {key: task.T, name: T}
+    metric: {column: final_metric, scale: 100, unit: "accuracy (%)", decimals: 1}
+    tolerance: 1
+  - id: transfer
+    title: "Transfer"
+    sweep: copy_table
+    experiment: copy
+    row: {key: model.cell}
+    column: {key: task.T, name: "T->T'"}
+    metric: {file: transfer.csv, file_key: eval_T, column: acc, scale: 100, unit: "accuracy (%)", decimals: 1}
+figures:
+  - {id: memory, kind: memory, title: "Memory", sweep: copy_table, experiment: copy}
+)yaml";
+
+const char* kNumbers = R"yaml(paper: toy
+title: "A toy paper"
+cite: "Toy et al. 2020"
+arxiv: "2001.00001v2"
+numbers:
+  - {table: copy, row: rel, column: "100", value: 99.0, text: "99.0", source: "Table 1", checked: true}
+  - {table: copy, row: lstm, column: "100", value: 60.0, text: "60", source: "Table 1", checked: false}
+  - {table: copy, row: rel, column: "1000", value: 98.0, text: "98.0", source: "Table 1", checked: true}
+  - {table: copy, row: xl, column: "100", value: 50, source: "Table 1", checked: true, in_suite: false}
+  - {table: glue, row: avg, value: 82.7, source: "Table 3", checked: true}
+)yaml";
+
+TEST(PaperSpecs, ParseErrorsNameTheFileAndKey) {
+  EXPECT_NO_THROW(parse_paper_spec(kReport, kNumbers, "toy"));
+  for (const auto& [report, numbers, expected] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {std::string(kReport) + "colour: red\n", "", "unknown key 'colour'"},
+           {kReport, "paper: toy\nnumbers:\n  - {table: copy, row: rel, value: 1, checked: true}\n",
+            "needs its 'source'"},
+           {kReport, "paper: other\n", "paper 'other'"},
+           {kReport, "paper: toy\nnumbers:\n  - {table: copy, row: rel, value: abc}\n", "'abc' is not a number"},
+       }) {
+    try {
+      (void)parse_paper_spec(report, numbers, "configs/papers/toy");
+      ADD_FAILURE() << "no error for " << expected;
+    } catch (const core::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("configs/papers/toy/"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(PaperReport, VerdictFollowsToleranceSpreadBudgetAndData) {
+  TableSpec t;
+  t.tolerance = 1;
+  t.decimals = 1;
+  PaperNumber n;
+  n.value = 99;
+  n.checked = true;
+  auto verdict = [&](double mean, double sd, int count, bool small, bool stand_in, const PaperNumber* num) {
+    PaperLine l;
+    l.mean = mean;
+    l.sd = sd;
+    l.n = count;
+    judge(l, t, num, small, stand_in);
+    return l;
+  };
+  EXPECT_EQ(verdict(98.5, 0, 3, false, false, &n).verdict, "reproduced");
+  EXPECT_EQ(verdict(96.5, 1, 3, false, false, &n).verdict, "reproduced");  // 2.5 <= 1 + 2 sd
+  EXPECT_EQ(verdict(96.5, 0.5, 3, false, false, &n).verdict, "not");
+  EXPECT_EQ(verdict(98.5, 0, 3, true, false, &n).verdict, "partly");
+  EXPECT_NE(verdict(98.5, 0, 3, true, false, &n).reason.find("small budget"), std::string::npos);
+  EXPECT_EQ(verdict(98.5, 0, 3, false, true, &n).verdict, "partly");
+  EXPECT_EQ(verdict(0, 0, 0, false, false, &n).verdict, "not");
+  EXPECT_EQ(verdict(99, 0, 1, false, false, nullptr).verdict, "—");
+  t.higher_is_better = false;  // e.g. perplexity: lower is better
+  EXPECT_EQ(verdict(90, 0, 3, false, false, &n).verdict, "reproduced");
+  EXPECT_NE(verdict(90, 0, 3, false, false, &n).reason.find("better"), std::string::npos);
+  EXPECT_EQ(verdict(110, 0, 3, false, false, &n).verdict, "not");
+  n.checked = false;
+  EXPECT_NE(verdict(99, 0, 3, false, false, &n).reason.find("unchecked"), std::string::npos);
+}
+
+// A sweep directory as `seqbench sweep` leaves it: runs.csv plus one directory per run.
+struct FakeSweep {
+  std::string root, dir;
+  std::string rows;
+  explicit FakeSweep(const std::string& name) {
+    root = ::testing::TempDir() + "seqbench_paper_report_" + name;
+    fs::remove_all(root);
+    dir = root + "/papers/toy/copy_table_small/copy";
+    fs::create_directories(dir);
+  }
+  void run(const std::string& id, const std::string& cell, int T, int seed, const std::string& acc,
+           const std::string& lr = "0.001") {
+    fs::create_directories(dir + "/" + id);
+    std::ofstream(dir + "/" + id + "/config.yaml")
+        << "task: {name: copy, T: " << T << "}\nmodel: {cell: " << cell << ", hidden: 8}\noptim: {lr: " << lr
+        << "}\ntrain: {seed: " << seed << ", steps: 100}\noutput: {run_id: " << id << "}\n";
+    rows += id + ",copy," + cell + ",done,100," + acc + ",12.5,synthetic\n";
+  }
+  void write() const {
+    std::ofstream(dir + "/runs.csv") << "run_id,experiment,label,status,updates,final_metric,train_seconds,data\n"
+                                     << rows;
+  }
+};
+
+TEST(PaperReport, RunsBecomeLinesInThePapersOrderWithSpreadAndUnlikeConfigsApart) {
+  const PaperSpec spec = parse_paper_spec(kReport, kNumbers, "toy");
+  FakeSweep s("lines");
+  s.run("rel-T100-s1", "rel_lstm", 100, 1, "0.98");
+  s.run("rel-T100-s2", "rel_lstm", 100, 2, "1.0");
+  s.run("rel-T100-s3", "rel_lstm", 100, 3, "");  // diverged: no number
+  s.run("lstm-T100-s1", "lstm", 100, 1, "0.5");
+  s.run("lstm-T100-lr-s1", "lstm", 100, 1, "0.4", "0.01");  // another config: its own line
+  s.run("rel-T200-s1", "rel_lstm", 200, 1, "0.9");
+  s.write();
+  PaperReportOptions opts;
+  opts.results_root = s.root;
+  opts.out_dir = s.root + "/report";
+  opts.gnuplot = "/nonexistent/gnuplot";
+  const PaperReport r = build_paper_report(spec, opts);
+  ASSERT_EQ(r.tables.size(), 2u);
+  const auto& lines = r.tables[0].lines;
+  std::vector<std::string> order;
+  for (const auto& l : lines) order.push_back(l.row + "@" + l.column);
+  // lstm first (the paper's order), its two configs apart; then rel by T; the paper's
+  // number for T = 1000 has no run; the paper-only model comes last.
+  EXPECT_EQ(order, (std::vector<std::string>{"lstm [optim.lr=0.001]@100", "lstm [optim.lr=0.01]@100", "rel@100",
+                                             "rel@200", "rel@1000", "xl@100"}));
+  const PaperLine& rel = lines[2];
+  EXPECT_EQ(rel.size, "small");
+  EXPECT_EQ(rel.n, 2);
+  EXPECT_EQ(rel.n_missing, 1);
+  EXPECT_EQ(rel.ours, "99.0 ± 1.4");
+  EXPECT_EQ(rel.paper, "99.0");
+  EXPECT_EQ(rel.source, "Table 1, arXiv 2001.00001v2");
+  EXPECT_EQ(rel.verdict, "partly");  // within tolerance, but a small budget
+  EXPECT_EQ(rel.data, "synthetic");
+  EXPECT_EQ(lines[0].paper, "60 (unchecked)");
+  EXPECT_EQ(lines[0].verdict, "not");
+  EXPECT_EQ(lines[4].verdict, "not run");
+  EXPECT_EQ(lines[5].verdict, "—");
+  // The transfer table has runs but none evaluated yet: no lines, and it says how.
+  EXPECT_TRUE(r.tables[1].lines.empty());
+  EXPECT_FALSE(r.tables[1].dirs.empty());
+  // No memory.csv: the figure says it was not run and how to make it.
+  ASSERT_EQ(r.figures.size(), 1u);
+  EXPECT_NE(r.figures[0].status.find("not run"), std::string::npos) << r.figures[0].status;
+
+  const std::string md = paper_markdown(r);
+  EXPECT_NE(md.find("# Toy et al. 2020: A toy paper"), std::string::npos) << md;
+  EXPECT_NE(md.find("| small | rel"), std::string::npos) << md;
+  EXPECT_NE(md.find("The paper's other numbers"), std::string::npos) << md;  // glue
+  EXPECT_NE(md.find("No run has a result for this table yet"), std::string::npos) << md;
+  const CsvTable csv = parse_csv(paper_csv(r), "csv");
+  EXPECT_EQ(csv.rows.size(), lines.size());
+  EXPECT_EQ(csv.rows[2][size_t(csv.col("ours_mean"))], "99");
+  const std::string tex = paper_latex(r);
+  EXPECT_NE(tex.find("99.0 $\\pm$ 1.4"), std::string::npos) << tex;
+  EXPECT_NE(tex.find("optim.lr=0.001"), std::string::npos);
+  EXPECT_EQ(tex.find("[optim.lr=0.001]_"), std::string::npos);
+  const std::string html = paper_html(r);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("<tr class=\"partly\">"), std::string::npos);
+  const auto files = write_paper_report(r, opts.out_dir);
+  EXPECT_EQ(files.size(), 4u);
+  for (const auto& f : files) EXPECT_GT(fs::file_size(f), 100u) << f;
+}
+
+TEST(PaperReport, TransferNumbersComeFromEachRunsFileKeyedByTheEvaluationLength) {
+  const PaperSpec spec = parse_paper_spec(kReport, kNumbers, "toy");
+  FakeSweep s("transfer");
+  s.run("rel-T100-s1", "rel_lstm", 100, 1, "1.0");
+  s.run("rel-T100-s2", "rel_lstm", 100, 2, "1.0");
+  s.write();
+  std::ofstream(s.dir + "/rel-T100-s1/transfer.csv") << "step,trained_T,eval_T,acc\n100,100,500,0.9\n100,100,5000,0.5\n";
+  // A repeated evaluation keeps its latest row.
+  std::ofstream(s.dir + "/rel-T100-s2/transfer.csv") << "step,trained_T,eval_T,acc\n100,100,500,0.1\n100,100,500,0.7\n";
+  PaperReportOptions opts;
+  opts.sweep_dirs = {s.root + "/papers/toy/copy_table_small"};
+  opts.out_dir = s.root + "/report";
+  const PaperReport r = build_paper_report(spec, opts);
+  const auto& lines = r.tables[1].lines;
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].column, "100->500");
+  EXPECT_EQ(lines[0].n, 2);
+  EXPECT_EQ(lines[0].ours, "80.0 ± 14.1");
+  EXPECT_EQ(lines[1].column, "100->5000");
+  EXPECT_EQ(lines[1].n, 1);
+}
+
+TEST(PaperReport, ADirectoryMatchingNoSweepIsAUsageError) {
+  const PaperSpec spec = parse_paper_spec(kReport, kNumbers, "toy");
+  FakeSweep s("nomatch");
+  fs::create_directories(s.root + "/elsewhere");
+  PaperReportOptions opts;
+  opts.sweep_dirs = {s.root + "/elsewhere"};
+  try {
+    (void)build_paper_report(spec, opts);
+    FAIL() << "no error";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.exit_code(), core::kExitUsage);
+    EXPECT_NE(std::string(e.what()).find("copy_table"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace seqbench::report
