@@ -17,7 +17,7 @@ DATASETS   ?= mnist brown
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all configure build deps deps-bench deps-data data test demo bench fresh-check clean format
+.PHONY: all configure build deps deps-bench deps-data data test demo bench asan fresh-check clean format
 
 all: build
 
@@ -79,6 +79,19 @@ demo: build
 
 bench: deps-bench build
 	tools/bench/run.sh $(BUILD)
+
+# The test suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/, -O1,
+# portable flags). docs/reliability.md says what runs and why the one ASan option is set.
+# alloc_dealloc_mismatch=0: GCC 12's std::stable_sort allocates its temporary buffer with
+# operator new(nothrow) and frees it with sized operator delete, which ASan reports as a
+# mismatch although both come from libstdc++ (not our code; fixed in later GCCs).
+ASAN_BUILD ?= build-asan
+asan:
+	$(MAKE) build BUILD=$(ASAN_BUILD) NATIVE=OFF CMAKE_FLAGS="-DSEQBENCH_SANITIZE=address,undefined"
+	cd $(ASAN_BUILD) && \
+	  ASAN_OPTIONS=alloc_dealloc_mismatch=0:detect_leaks=1:abort_on_error=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS) --timeout 1500
 
 # The README's two commands in a new Debian 12 root (debootstrap), at HEAD; needs root.
 # COMMIT=<rev> checks another commit. See tools/fresh_check --help.
