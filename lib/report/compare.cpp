@@ -62,7 +62,8 @@ bool higher_is_better(std::string_view metric) {
 }
 
 bool ignored_config_key(const std::string& key) {
-  return key == "train.seed" || key.rfind("output.", 0) == 0;
+  // `seed` is the stability analyses' seed (they have no train section).
+  return key == "train.seed" || key == "seed" || key.rfind("output.", 0) == 0;
 }
 
 namespace {

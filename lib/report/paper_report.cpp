@@ -297,7 +297,8 @@ std::vector<std::string> figure_runs(const std::string& dir, const std::string& 
   for (size_t r = 0; r < runs.rows.size(); ++r) {
     const std::string run = dir + "/" + runs.rows[r][size_t(runs.col("run_id"))];
     if (!core::file_exists(run + "/" + file)) continue;
-    const auto seed_it = configs[r].find("train.seed");
+    auto seed_it = configs[r].find("train.seed");
+    if (seed_it == configs[r].end()) seed_it = configs[r].find("seed");
     const long seed = seed_it == configs[r].end() ? 0 : std::atol(seed_it->second.c_str());
     const std::string sig = signature(configs[r]);
     auto it = best.find(sig);
@@ -661,7 +662,9 @@ std::string paper_markdown(const PaperReport& r) {
     out += "\n## The paper's other numbers (not reproduced here)\n\n";
     std::vector<std::vector<std::string>> rows;
     for (const PaperNumber* n : context)
-      rows.push_back({n->table, n->row, n->column, number_cell(*n), n->unit, number_source(p, *n), n->note});
+      rows.push_back({n->table, n->row, n->column, number_cell(*n), n->unit, number_source(p, *n),
+                      n->note.substr(0, n->note.find(". ") == std::string::npos ? n->note.size()
+                                                                                 : n->note.find(". ") + 1)});
     out += markdown_table({"table", "what", "column", "paper", "unit", "source", "note"}, rows);
   }
   if (!r.figures.empty()) out += "\n## Figures\n\n";
