@@ -63,7 +63,9 @@ bool higher_is_better(std::string_view metric) {
 
 bool ignored_config_key(const std::string& key) {
   // `seed` is the stability analyses' seed (they have no train section).
-  return key == "train.seed" || key == "seed" || key.rfind("output.", 0) == 0;
+  // train.nan_check only decides how soon a diverging run stops, so runs written before
+  // the key existed still group with newer ones.
+  return key == "train.seed" || key == "seed" || key == "train.nan_check" || key.rfind("output.", 0) == 0;
 }
 
 namespace {

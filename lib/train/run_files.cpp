@@ -31,7 +31,7 @@ void drop_rows_after(const std::string& path, int64_t max_step) {
 void check_resume_config(const std::string& saved_yaml, const std::string& new_yaml,
                          const std::string& run_dir) {
   static const char* const kMayChange[] = {"train.steps", "train.threads", "train.log_every",
-                                           "train.checkpoint_every"};
+                                           "train.checkpoint_every", "train.nan_check"};
   const auto saved = report::flat_config(saved_yaml, run_dir + "/config.yaml");
   const auto now = report::flat_config(new_yaml, "the resumed config");
   std::vector<std::string> changed;
@@ -52,8 +52,8 @@ void check_resume_config(const std::string& saved_yaml, const std::string& new_y
   if (!changed.empty())
     throw core::UsageError(fmt::format(
         "--resume: the run at '{}' would change ({}); a resumed run continues as it was "
-        "(only train.steps, train.threads, train.log_every, train.checkpoint_every and "
-        "output.* may change; hint: start a new run with another --run-id to try other "
+        "(only train.steps, train.threads, train.log_every, train.checkpoint_every, "
+        "train.nan_check and output.* may change; hint: start a new run with another --run-id to try other "
         "settings)",
         run_dir, fmt::join(changed, ", ")));
 }

@@ -23,6 +23,7 @@ struct TrainConfig {
   int64_t patience = 0;           // stop after this many validations without improvement (0 = off)
   int64_t gradnorm_every = 0;     // updates between gradient-norm probes (0 = off)
   int64_t checkpoint_every = 0;   // updates between checkpoints (0 = at the end and on Ctrl-C only)
+  int64_t nan_check = 1;          // updates between scans of the parameters for NaN/inf (0 = off)
 
   template <class V>
   void visit(V& v) {
@@ -42,6 +43,10 @@ struct TrainConfig {
     v("gradnorm_every", gradnorm_every, "updates between gradient-norm probes (0 = off)",
       config::non_negative());
     v("checkpoint_every", checkpoint_every, "updates between checkpoints (0 = end/Ctrl-C only)",
+      config::non_negative());
+    v("nan_check", nan_check,
+      "updates between scans of every parameter for NaN/inf (0 = off; loss and gradients are "
+      "checked every update)",
       config::non_negative());
   }
 };

@@ -199,6 +199,15 @@ bool Trainer::validate(Summary& s) {
   return false;
 }
 
+// The name of the first parameter whose part of `block` (values or gradients) holds a
+// NaN or inf, in declaration order; "" when all are finite.
+std::string Trainer::first_non_finite(const core::ParamStore& ps, std::span<const float> block) {
+  for (const auto& p : ps.params())
+    for (int64_t i = 0; i < p.numel(); ++i)
+      if (!std::isfinite(block[size_t(p.offset + i)])) return p.name;
+  return "";
+}
+
 // What a run that stopped on a bad update can resume from.
 std::string Trainer::checkpoint_note() const {
   return core::file_exists(files_.checkpoint_path())
@@ -236,10 +245,16 @@ Summary Trainer::run() {
     const double grad_norm = clip_ > 0 ? optim::clip_grad_norm(ps, clip_) : optim::grad_norm(ps);
     if (!std::isfinite(loss) || !std::isfinite(grad_norm)) {
       s.status = "diverged";
+      // The first tensor that is not finite: a parameter, else the loss (the forward pass
+      // overflowed), else a gradient.
+      std::string culprit = first_non_finite(ps, ps.values());
+      if (!culprit.empty()) culprit = "parameter " + culprit;
+      else if (!std::isfinite(loss)) culprit = "the loss (every parameter is finite)";
+      else culprit = "the gradient of " + first_non_finite(ps, ps.grads());
       s.message = fmt::format(
-          "training diverged at update {}: loss {}, gradient norm {} (hint: lower optim.lr or "
-          "set optim.clip; {})",
-          step_ + 1, loss, grad_norm, checkpoint_note());
+          "training diverged at update {}: loss {}, gradient norm {}; first non-finite: {} (hint: "
+          "lower optim.lr or set optim.clip; {})",
+          step_ + 1, loss, grad_norm, culprit, checkpoint_note());
       break;
     }
     opt_->step(ps, sched_.lr(step_));
@@ -248,6 +263,18 @@ Summary Trainer::run() {
     } catch (const core::Error& e) {
       fail(s, e);
       break;
+    }
+    // A finite gradient can still carry a parameter past the float range (a huge step).
+    if (cfg_.nan_check > 0 && (step_ + 1) % cfg_.nan_check == 0) {
+      const std::string bad = first_non_finite(ps, ps.values());
+      if (!bad.empty()) {
+        s.status = "diverged";
+        s.message = fmt::format(
+            "training diverged at update {}: parameter {} is no longer finite after the update "
+            "(hint: lower optim.lr or set optim.clip; {})",
+            step_ + 1, bad, checkpoint_note());
+        break;
+      }
     }
     ++step_;
     acc_n_ += 1;

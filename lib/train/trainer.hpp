@@ -62,6 +62,7 @@ class Trainer {
   void save_checkpoint_now(double elapsed_s);
   bool validate(Summary& s);  // returns true when training should stop
   std::string checkpoint_note() const;
+  static std::string first_non_finite(const core::ParamStore& ps, std::span<const float> block);
   void fail(Summary& s, const core::Error& e);  // status "failed" with e's message
   void probe();
   void log(const std::string& line);

@@ -198,6 +198,9 @@ TEST(CopyCli, DivergenceStopsWithOneLineErrorAndKeepsWhatWasWritten) {
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("error: training diverged at update"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("hint: lower optim.lr"), std::string::npos) << r.err;
+  // It names the first tensor that went non-finite (here the forward pass overflows on
+  // huge but finite weights, so the loss).
+  EXPECT_NE(r.err.find("first non-finite: the loss"), std::string::npos) << r.err;
   const std::string run_dir = dir + "/results/copy/boom";
   EXPECT_TRUE(fs::exists(run_dir + "/config.yaml"));
   EXPECT_NE(clitest::slurp(run_dir + "/summary.json").find("\"status\": \"diverged\""),

@@ -25,6 +25,7 @@ class Bowl : public train::Experiment {
     ++calls;
     if (calls == nan_at) return {{"loss", std::nan("")}, {"dist", 0}};
     for (int i = 0; i < 2; ++i) w_->grad[i] += w_->value[i];  // L = |w|^2 / 2
+    if (calls == inf_grad_at) w_->grad[1] = INFINITY;
     return {{"loss", 0.5 * sq()}, {"dist", std::sqrt(sq())}};
   }
   train::Metrics evaluate() override {
@@ -37,6 +38,7 @@ class Bowl : public train::Experiment {
   void after_update() override {
     if (++after_updates == fail_at)
       throw core::UsageError("stability projection infeasible (test)");
+    if (after_updates == poison_at) w_->value[0] = NAN;
   }
   size_t held_bytes() override { return 0; }
   void save_state(train::Checkpoint&) const override {}
@@ -44,7 +46,7 @@ class Bowl : public train::Experiment {
 
   double sq() const { return double(w_->value[0]) * w_->value[0] + double(w_->value[1]) * w_->value[1]; }
   core::Param* w_;
-  int calls = 0, nan_at = -1, after_updates = 0, fail_at = -1;
+  int calls = 0, nan_at = -1, after_updates = 0, fail_at = -1, inf_grad_at = -1, poison_at = -1;
   bool flat = false;
 
  private:
@@ -125,6 +127,37 @@ TEST(Trainer, NonFiniteLossStopsWithoutApplyingTheUpdate) {
   EXPECT_NE(sum.message.find("update 4"), std::string::npos) << sum.message;
   EXPECT_FALSE(std::filesystem::exists(s.dir / "bowl/r/checkpoint.sbck"))
       << "a diverged run must not overwrite the last good checkpoint";
+}
+
+TEST(Trainer, DivergenceNamesTheFirstTensorThatIsNotFinite) {
+  {  // an infinite gradient with a finite loss
+    BowlRun s;
+    Bowl exp(0);
+    exp.inf_grad_at = 3;
+    const auto sum = s.run(exp);
+    EXPECT_EQ(sum.status, "diverged");
+    EXPECT_EQ(sum.updates, 2);
+    EXPECT_NE(sum.message.find("update 3"), std::string::npos) << sum.message;
+    EXPECT_NE(sum.message.find("first non-finite: the gradient of w"), std::string::npos) << sum.message;
+  }
+  {  // a parameter poisoned by an update (an injected NaN): caught right after it
+    BowlRun s;
+    Bowl exp(0);
+    exp.poison_at = 5;
+    const auto sum = s.run(exp);
+    EXPECT_EQ(sum.status, "diverged");
+    EXPECT_NE(sum.message.find("update 5: parameter w is no longer finite"), std::string::npos) << sum.message;
+  }
+  {  // with the scan off, the next update's loss is where it shows, still naming w
+    BowlRun s;
+    s.tc.nan_check = 0;
+    Bowl exp(0);
+    exp.poison_at = 5;
+    const auto sum = s.run(exp);
+    EXPECT_EQ(sum.status, "diverged");
+    EXPECT_NE(sum.message.find("update 6"), std::string::npos) << sum.message;
+    EXPECT_NE(sum.message.find("first non-finite: parameter w"), std::string::npos) << sum.message;
+  }
 }
 
 TEST(Trainer, AnErrorInsideAnUpdateEndsTheRunAsFailedWithASummary) {
