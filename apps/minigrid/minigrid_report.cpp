@@ -7,6 +7,7 @@
 
 #include "core/check.hpp"
 #include "core/fs.hpp"
+#include "report/paper_spec.hpp"
 
 namespace seqbench::apps {
 report::CsvTable minigrid_table(const report::CsvTable& runs, double target) {
@@ -14,7 +15,7 @@ report::CsvTable minigrid_table(const report::CsvTable& runs, double target) {
   out.path = runs.path;
   out.columns = {"env",           "core",         "seed",        "frames",
                  fmt::format("frames to {:g}", target), "final return", "best return",
-                 "status"};
+                 "paper",         "source",       "status"};
   const std::filesystem::path dir = std::filesystem::path(runs.path).parent_path();
   for (size_t r = 0; r < runs.rows.size(); ++r) {
     const auto& row = runs.rows[r];
@@ -34,8 +35,12 @@ report::CsvTable minigrid_table(const report::CsvTable& runs, double target) {
         if (p.number(i, "return_mean") >= target)
           solved = fmt::format("{:.0f}", p.number(i, "frames"));
     }
+    // Kerg et al.'s number for this core and environment, if one is recorded
+    // (configs/papers/kerg2020/numbers.yaml, table minigrid).
+    const auto [paper, source] = report::paper_cells("kerg2020", "minigrid", cell("core"),
+                                                     report::apply_key_transform("minigrid_env", cell("env")));
     out.rows.push_back({cell("env"), cell("core"), cell("seed"), cell("frames"), solved,
-                        final_ret, best_ret, cell("status")});
+                        final_ret, best_ret, paper, source, cell("status")});
   }
   return out;
 }

@@ -1,7 +1,9 @@
 // `seqbench report minigrid`: one row per run of results/minigrid/runs.csv, read with the
 // run's ppo.csv: environment, core, seed, frames run, frames at which the mean return
 // of the last episodes first reached the target (train.target, 0.9 by default),
-// final and best mean return, status.
+// final and best mean return, the paper's number for that core and environment with its
+// source (Kerg et al., configs/papers/kerg2020/numbers.yaml; "—" where none is recorded),
+// status.
 #pragma once
 
 #include <string>
