@@ -90,7 +90,7 @@ TEST(PaperReportCli, EveryPageOpensInHeadlessChromiumWithEveryFigureLoaded) {
                  "x.naturalWidth>0).length);});</script>");
     const std::string probe_path = fs::path(page).parent_path().string() + "/probe.html";
     clitest::write(probe_path, probe);
-    const auto c = run("chromium --headless --no-sandbox --disable-gpu --user-data-dir=" + dir +
+    const auto c = run("chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --user-data-dir=" + dir +
                            "/chromium-profile --virtual-time-budget=10000 --dump-dom 'file://" + probe_path + "'",
                        dir);
     ASSERT_EQ(c.code, 0) << c.err;
