@@ -453,11 +453,10 @@ PaperFigure build_figure(const PaperSpec& paper, const FigureSpec& f, const Pape
   for (const auto& src : srcs) {
     const std::string exp_dir = src.dir + "/" + f.experiment;
     const std::string sub = srcs.size() > 1 ? dir + "/" + src.size : dir;
-    bool made = false;
     if (f.kind == "memory") {
-      made = memory_figure(fig, exp_dir + "/memory.csv", sub, opts.gnuplot);
+      memory_figure(fig, exp_dir + "/memory.csv", sub, opts.gnuplot);
     } else if (f.kind == "truncation") {
-      made = truncation_figure(fig, exp_dir, sub, opts.gnuplot);
+      truncation_figure(fig, exp_dir, sub, opts.gnuplot);
     } else {
       GradnormReportOptions g;
       if (f.kind == "input_gradnorm") g.source = GradnormSource::input_gradients();
@@ -477,10 +476,8 @@ PaperFigure build_figure(const PaperSpec& paper, const FigureSpec& f, const Pape
           const bool heat = file.find("_heatmap_") != std::string::npos;
           if (heat == (f.kind == "gradnorm_heatmap")) collect_pictures(fig, {file});
         }
-        made = true;
       }
     }
-    if (made && fig.status.empty()) continue;
   }
   if (fig.pngs.empty() && fig.status.empty())
     fig.status = "not run: no run data for it yet; make it with " +

@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <functional>
 #include <string>
+#include <thread>
 
 namespace seqbench::clitest {
 
@@ -49,6 +51,19 @@ inline std::string fresh_dir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+// Waits until `ready()` holds, for an event another process causes (a file appearing, a
+// row written). Nothing is timed and no test asserts on how long it took: the pause
+// only keeps the loop from taking a core from the process it waits for. A wait that
+// never ends is ended by ctest's per-test timeout. `gone()`, when given, reports that
+// the awaited process has ended, which makes the wait fail at once.
+inline bool wait_for(const std::function<bool()>& ready, const std::function<bool()>& gone = {}) {
+  while (!ready()) {
+    if (gone && gone()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
 }
 
 inline void write(const std::string& path, const std::string& text) {

@@ -8,7 +8,6 @@
 
 #include <filesystem>
 #include <random>
-#include <thread>
 
 #include "cli/cli_util.hpp"
 #include "report/csv.hpp"
@@ -64,12 +63,10 @@ TEST(Kill9, ResumeAfterSigkillAtRandomPointsEqualsAnUninterruptedRun) {
     id += std::to_string(trial);
     const std::string metrics = dir + "/results/copy/" + id + "/metrics.csv";
     const pid_t pid = start(dir, id);
-    // Wait for the chosen point (an event, not a time); the bound only stops a hung test.
-    for (int i = 0; i < 60000 && metrics_rows(metrics) < kill_at; ++i) {
-      int status = 0;
-      ASSERT_EQ(::waitpid(pid, &status, WNOHANG), 0) << "the run ended before row " << kill_at;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    // Wait for the chosen point: an event (a row written), not a time.
+    ASSERT_TRUE(clitest::wait_for([&] { return metrics_rows(metrics) >= kill_at; },
+                                  [&] { return ::waitpid(pid, nullptr, WNOHANG) != 0; }))
+        << "the run ended before row " << kill_at;
     ASSERT_EQ(::kill(pid, SIGKILL), 0);
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);

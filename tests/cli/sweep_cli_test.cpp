@@ -5,10 +5,8 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <map>
-#include <thread>
 
 #include "cli/cli_util.hpp"
 #include "report/csv.hpp"
@@ -89,8 +87,9 @@ TEST(SweepCli, CtrlCCheckpointsAndTheSameCommandContinuesToTheSameNumbers) {
   // Interrupt once the second run has written its first validation row (both first runs
   // are then training). Waits for that event; nothing here measures time.
   const std::string metrics = dir + "/cut/copy/lstm_small-s2/metrics.csv";
-  for (int i = 0; i < 3000 && clitest::count_lines(clitest::slurp(metrics)) < 2; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(clitest::wait_for([&] { return clitest::count_lines(clitest::slurp(metrics)) >= 2; },
+                                [&] { return ::waitpid(pid, nullptr, WNOHANG) != 0; }))
+      << "the sweep ended before its second run validated";
   ::kill(pid, SIGINT);
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
@@ -130,8 +129,9 @@ TEST(SweepCli, TwoProcessesNeverWriteOneRunDirectory) {
             "-q", "--threads", "1", static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  for (int i = 0; i < 500 && !fs::exists(dir + "/res/copy/same/config.yaml"); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(clitest::wait_for([&] { return fs::exists(dir + "/res/copy/same/config.yaml"); },
+                                [&] { return ::waitpid(pid, nullptr, WNOHANG) != 0; }))
+      << "the first run ended before writing its config";
   const auto second = run(kFront + " copy --config " + cfg + " --out res --run-id same -q", dir);
   ::kill(pid, SIGTERM);
   int status = 0;
