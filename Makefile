@@ -17,7 +17,7 @@ DATASETS   ?= mnist brown
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all configure build deps deps-bench deps-data data test demo bench asan fresh-check clean format
+.PHONY: all configure build deps deps-bench deps-data data test demo bench asan fuzz fresh-check clean format
 
 all: build
 
@@ -92,6 +92,18 @@ asan:
 	  ASAN_OPTIONS=alloc_dealloc_mismatch=0:detect_leaks=1:abort_on_error=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) --timeout 1500
+
+# libFuzzer targets (fuzz/) built with clang, coverage, ASan and UBSan in build-fuzz/, then
+# each run for FUZZ_SECONDS from its seed corpus (tools/fuzz_run; docs/testing.md).
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_PKGS    := clang libclang-rt-14-dev libomp-dev
+fuzz: deps
+	$(call apt_install,$(FUZZ_PKGS))
+	$(MAKE) configure BUILD=$(FUZZ_BUILD) NATIVE=OFF \
+	  CMAKE_FLAGS="-DCMAKE_CXX_COMPILER=clang++ -DSEQBENCH_FUZZ=ON -DSEQBENCH_TESTS=OFF"
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
+	tools/fuzz_run $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # The README's two commands in a new Debian 12 root (debootstrap), at HEAD; needs root.
 # COMMIT=<rev> checks another commit. See tools/fresh_check --help.

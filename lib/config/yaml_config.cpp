@@ -1,6 +1,8 @@
 #include "config/yaml_config.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <cctype>
@@ -16,20 +18,6 @@
 
 namespace seqbench::config::detail {
 namespace {
-
-// Messages must stay on one line even when a key or value holds a newline.
-std::string one_line(std::string s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char ch : s) {
-    if (ch == '\n') {
-      out += "\\n";
-    } else if (ch != '\r') {
-      out += ch;
-    }
-  }
-  return out;
-}
 
 // What a node is, for "got ..." in messages.
 std::string describe_node(const YAML::Node& node) {
@@ -174,8 +162,8 @@ bool needs_quotes(const std::string& s) {
 
 void fail(const Source& src, const YAML::Mark& mark, const std::string& msg) {
   if (src.has_lines && mark.line >= 0)
-    throw core::UsageError(one_line(fmt::format("{}:{}: {}", src.name, mark.line + 1, msg)));
-  throw core::UsageError(one_line(fmt::format("{}: {}", src.name, msg)));
+    throw core::UsageError(fmt::format("{}:{}: {}", src.name, mark.line + 1, msg));
+  throw core::UsageError(fmt::format("{}: {}", src.name, msg));
 }
 
 void fail_type(const Where& where, std::string_view expected, const YAML::Node& node) {
@@ -329,22 +317,79 @@ std::string nearest_key(const std::string& key, const std::vector<std::string>& 
   return best;
 }
 
+namespace {
+
+// Sees one document's events without building it: where it starts and whether it holds
+// anything (an empty document between two '---' is no document).
+class DocumentProbe : public YAML::EventHandler {
+ public:
+  YAML::Mark start;
+  bool content = false;
+
+  void OnDocumentStart(const YAML::Mark& mark) override { start = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { content = true; }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {
+    content = true;
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    content = true;
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    content = true;
+  }
+  void OnMapEnd() override {}
+};
+
+// Whether a YAML text has nothing but blank lines, comments and document markers.
+bool only_comments(std::string_view text) {
+  while (!text.empty()) {
+    const size_t eol = text.find('\n');
+    std::string_view line = text.substr(0, eol);
+    text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos) continue;
+    line = line.substr(first);
+    if (line[0] == '#' || line.starts_with("---") || line.starts_with("...")) continue;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 YAML::Node load_text(const std::string& text, const std::string& source) {
-  std::vector<YAML::Node> docs;
+  // The first document, then a look at whether a second one follows. Not YAML::LoadAll:
+  // in yaml-cpp 0.7 it never returns (and allocates without bound) on some malformed
+  // input, such as a lone ',' (jbeder/yaml-cpp#1040, fixed upstream in 2024), because
+  // the parser keeps reporting empty documents; found by fuzz/config_fuzz.cpp.
   try {
-    docs = YAML::LoadAll(text);
+    YAML::Node first = YAML::Load(text);
+    // yaml-cpp 0.7 also reads some malformed text (a lone ',') as an empty document.
+    if (first.IsNull() && !only_comments(text))
+      throw core::UsageError(fmt::format("{}: malformed YAML: no document found in its text "
+                                         "(a stray ',' or an empty value?)",
+                                         source));
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentProbe probe;
+    if (parser.HandleNextDocument(probe)) {
+      DocumentProbe second;
+      if (parser.HandleNextDocument(second) && second.content)
+        fail(Source{source, true, {}}, second.start,
+             "found a second YAML document after '---'; a config file holds one");
+    }
+    return first;
   } catch (const YAML::Exception& e) {
     if (e.mark.is_null())
-      throw core::UsageError(one_line(fmt::format("{}: malformed YAML: {}", source, e.msg)));
-    throw core::UsageError(one_line(fmt::format("{}:{}:{}: malformed YAML: {}", source,
-                                                e.mark.line + 1, e.mark.column + 1, e.msg)));
+      throw core::UsageError(fmt::format("{}: malformed YAML: {}", source, e.msg));
+    throw core::UsageError(fmt::format("{}:{}:{}: malformed YAML: {}", source, e.mark.line + 1,
+                                       e.mark.column + 1, e.msg));
   }
-  if (docs.empty()) return YAML::Node();
-  if (docs.size() > 1)
-    fail(Source{source, true, {}}, docs[1].Mark(),
-         fmt::format("found {} YAML documents separated by '---'; a config file holds one",
-                     docs.size()));
-  return docs[0];
 }
 
 std::string read_config_file(const std::string& path) {
@@ -353,9 +398,9 @@ std::string read_config_file(const std::string& path) {
   if (!fs::exists(path, ec)) {
     const fs::path cwd = fs::current_path(ec);
     throw core::UsageError(
-        one_line(fmt::format("config file '{}' not found (hint: paths are relative to the current "
+        fmt::format("config file '{}' not found (hint: paths are relative to the current "
                              "directory, {})",
-                             path, ec ? std::string("unknown") : cwd.string())));
+                             path, ec ? std::string("unknown") : cwd.string()));
   }
   if (fs::is_directory(path, ec))
     throw core::UsageError(fmt::format("config file '{}' is a directory, not a YAML file", path));
@@ -370,7 +415,7 @@ std::string read_config_file(const std::string& path) {
 
 YAML::Node override_node(const std::string& assignment, const std::string& source) {
   const std::size_t eq = assignment.find('=');
-  auto usage = [&] { return core::UsageError(one_line(source + ": expected key.path=value")); };
+  auto usage = [&] { return core::UsageError(source + ": expected key.path=value"); };
   if (eq == std::string::npos) throw usage();
   // Trim the key so "optim.lr = 0.1" (quoted as one argument) still works.
   std::string key = assignment.substr(0, eq);
@@ -389,7 +434,7 @@ YAML::Node override_node(const std::string& assignment, const std::string& sourc
   try {
     node = YAML::Load(assignment.substr(eq + 1));
   } catch (const YAML::Exception& e) {
-    throw core::UsageError(one_line(fmt::format("{}: malformed YAML: {}", source, e.msg)));
+    throw core::UsageError(fmt::format("{}: malformed YAML: {}", source, e.msg));
   }
   for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
     YAML::Node map(YAML::NodeType::Map);

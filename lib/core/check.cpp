@@ -21,6 +21,25 @@ std::atomic<bool>& verbose_flag() {
 }
 }  // namespace
 
+std::string one_line(std::string_view msg) {
+  std::string out;
+  out.reserve(msg.size());
+  for (const char ch : msg) {
+    const auto byte = static_cast<unsigned char>(ch);
+    if (ch == '\n')
+      out += "\\n";
+    else if (ch == '\r')
+      out += "\\r";
+    else if (ch == '\t')
+      out += ' ';
+    else if (byte < 0x20 || byte == 0x7f)
+      out += fmt::format("\\x{:02x}", byte);
+    else
+      out += ch;
+  }
+  return out;
+}
+
 void set_verbose_errors(bool on) { verbose_flag() = on; }
 bool verbose_errors() { return verbose_flag(); }
 

@@ -8,6 +8,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace seqbench::core {
 
@@ -19,10 +20,14 @@ enum ExitCode : int {
   kExitInterrupted = 130 // Ctrl-C (checkpoint written)
 };
 
+// msg with line breaks and other control characters escaped ("\n", "\x1b"), so that an
+// error quoting a file's bytes (a token, a header, a column name) is still one line.
+std::string one_line(std::string_view msg);
+
 class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& msg, int exit_code = kExitError)
-      : std::runtime_error(msg), exit_code_(exit_code) {}
+      : std::runtime_error(one_line(msg)), exit_code_(exit_code) {}
   int exit_code() const { return exit_code_; }
 
  private:

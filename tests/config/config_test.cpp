@@ -408,7 +408,10 @@ TEST_F(ConfigTest, DuplicateKeysAndSeveralDocumentsAreErrors) {
   EXPECT_EQ(file_error("optim:\n  lr: 0.1\n  lr: 0.2\n"),
             path_ + ":3: duplicate key 'optim.lr' (it appears twice in the same mapping)");
   const std::string msg = file_error("name: a\n---\nname: b\n");
-  EXPECT_NE(msg.find(path_ + ":3: found 2 YAML documents"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(path_ + ":2: found a second YAML document"), std::string::npos) << msg;
+  // yaml-cpp 0.7's LoadAll never returns on these (found by fuzz/config_fuzz.cpp).
+  for (const char* text : {" ,", ",", "# c\n ,\n", "a: 1\n,\n"})
+    EXPECT_NE(file_error(text).find("malformed YAML"), std::string::npos) << text;
 }
 
 TEST_F(ConfigTest, MissingFile) {

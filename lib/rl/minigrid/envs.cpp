@@ -431,7 +431,9 @@ const std::vector<std::pair<std::string, Factory>>& registry() {
     }
     const std::array<std::pair<int, int>, 6> kc = {
         {{3, 1}, {3, 2}, {3, 3}, {4, 3}, {5, 3}, {6, 3}}};
-    for (const auto& [room, rows] : kc) {
+    // Pairs, not structured bindings: clang before 16 cannot capture a binding.
+    for (const auto& p : kc) {
+      const int room = p.first, rows = p.second;
       r.emplace_back(fmt::format("KeyCorridorS{}R{}", room, rows),
                      [room, rows](const std::string& name, uint64_t s) {
                        return std::make_unique<KeyCorridorEnv>(name, room, rows, s);
@@ -439,7 +441,9 @@ const std::vector<std::pair<std::string, Factory>>& registry() {
     }
     const std::array<std::pair<int, bool>, 6> mem = {
         {{7, false}, {9, false}, {11, false}, {13, false}, {13, true}, {17, true}}};
-    for (const auto& [size, random] : mem) {
+    for (const auto& p : mem) {
+      const int size = p.first;
+      const bool random = p.second;
       r.emplace_back(fmt::format("MemoryS{}{}", size, random ? "Random" : ""),
                      [size, random](const std::string& name, uint64_t s) {
                        return std::make_unique<MemoryEnv>(name, size, random, s);

@@ -1,0 +1,226 @@
+#include "fuzz/targets.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "apps/char_ptb/char_ptb_experiment.hpp"
+#include "apps/copy/copy_experiment.hpp"
+#include "apps/imagenet64/imagenet64_experiment.hpp"
+#include "apps/minigrid/minigrid_experiment.hpp"
+#include "apps/pmnist/pmnist_experiment.hpp"
+#include "apps/stability/stability_config.hpp"
+#include "apps/wikitext103/wikitext103_experiment.hpp"
+#include "config/yaml_config.hpp"
+#include "core/check.hpp"
+#include "data/mnist.hpp"
+#include "data/npz.hpp"
+#include "data/text_corpus.hpp"
+#include "report/compare.hpp"
+#include "report/csv.hpp"
+#include "sweep/sweep.hpp"
+#include "train/checkpoint.hpp"
+
+namespace seqbench::fuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A directory of this process's own under TMPDIR (or /tmp), made on first use and
+// removed at exit. Readers that take a path get the input written there.
+const std::string& scratch_dir() {
+  static const std::string dir = [] {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/seqbench_fuzz_XXXXXX";
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("fuzz: mkdtemp failed in " + pattern);
+    static std::string keep;
+    keep = pattern;
+    std::atexit([] {
+      std::error_code ec;
+      fs::remove_all(keep, ec);
+    });
+    return pattern;
+  }();
+  return dir;
+}
+
+std::string write_file(const std::string& name, std::string_view bytes) {
+  const std::string path = scratch_dir() + "/" + name;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+  out.close();
+  if (!out) throw std::runtime_error("fuzz: cannot write " + path);
+  return path;
+}
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw Violation(what);
+}
+
+// Runs fn; a core::Error is a clean rejection, provided its message is one non-empty line.
+template <class F>
+void expect_clean(F&& fn) {
+  try {
+    fn();
+  } catch (const core::Error& e) {
+    const std::string_view msg = e.what();
+    require(!msg.empty() && msg.find('\n') == std::string_view::npos,
+            fmt::format("error message is not one non-empty line: '{}'", msg));
+  }
+}
+
+template <class Cfg>
+void read_config(std::string_view input) {
+  const std::string_view marker = "\n#%set\n";
+  const size_t cut = input.find(marker);
+  const std::string yaml(input.substr(0, cut));
+  Cfg cfg;
+  expect_clean([&] {
+    config::apply_yaml_text(cfg, yaml, "fuzz.yaml");
+    if (cut != std::string_view::npos) {
+      std::string_view rest = input.substr(cut + marker.size());
+      while (!rest.empty()) {
+        const size_t eol = rest.find('\n');
+        const std::string line(rest.substr(0, eol));
+        if (!line.empty()) config::apply_override(cfg, line);
+        rest = eol == std::string_view::npos ? std::string_view{} : rest.substr(eol + 1);
+      }
+    }
+    // What --dump-config and --resume rely on: the written config reads back to itself.
+    const std::string written = config::to_yaml(cfg);
+    Cfg again;
+    config::apply_yaml_text(again, written, "to_yaml");
+    const std::string rewritten = config::to_yaml(again);
+    require(rewritten == written, "config round trip differs:\n--- written\n" + written +
+                                      "--- read back\n" + rewritten);
+  });
+}
+
+void convert(const data::NpyArray& a) {
+  require(int64_t(a.bytes.size()) == a.numel() * a.word_bytes(), "npy: data size != numel * word");
+  if (a.kind() == 'f')
+    (void)a.as_double();
+  else
+    (void)a.as_int64("fuzz");
+}
+
+std::array<std::string_view, 3> split3(std::string_view s) {
+  std::array<std::string_view, 3> parts{s, {}, {}};
+  const std::string_view sep = "\n%%\n";
+  for (size_t i = 0; i < 2; ++i) {
+    const size_t at = parts[i].find(sep);
+    if (at == std::string_view::npos) break;
+    parts[i + 1] = parts[i].substr(at + sep.size());
+    parts[i] = parts[i].substr(0, at);
+  }
+  return parts;
+}
+
+}  // namespace
+
+void config(std::string_view input) {
+  if (input.empty()) return;
+  const std::string_view yaml = input.substr(1);
+  switch (static_cast<unsigned char>(input[0]) % 7) {
+    case 0: read_config<apps::CopyConfig>(yaml); break;
+    case 1: read_config<apps::PmnistConfig>(yaml); break;
+    case 2: read_config<apps::CharPtbConfig>(yaml); break;
+    case 3: read_config<apps::Wikitext103Config>(yaml); break;
+    case 4: read_config<apps::Imagenet64Config>(yaml); break;
+    case 5: read_config<apps::MinigridConfig>(yaml); break;
+    default: read_config<apps::StabilityConfig>(yaml); break;
+  }
+}
+
+void idx(std::string_view input) {
+  const std::string path = write_file("input-idx3-ubyte", input);
+  expect_clean([&] {
+    const data::IdxImages images = data::read_idx_images(path);
+    require(int64_t(images.pixels.size()) == images.count * images.rows * images.cols,
+            "idx: pixels != count * rows * cols");
+  });
+  expect_clean([&] { (void)data::read_idx_labels(path); });
+}
+
+void npz(std::string_view input) {
+  expect_clean([&] { convert(data::parse_npy(std::string(input), "fuzz.npy")); });
+  const std::string path = write_file("input.npz", input);
+  expect_clean([&] {
+    for (const auto& member : data::read_npz(path)) convert(member.second);
+  });
+}
+
+// Selector byte: mode = byte % 6 (0 one text file at char level, 1 at word level, 2-5 a
+// directory in the ptb_char, ptb_word, wikitext, text layout); bit 6 picks word level for
+// the directory formats; min_count = 1 + byte / 128.
+void text_corpus(std::string_view input) {
+  if (input.empty()) return;
+  const auto sel = static_cast<unsigned char>(input[0]);
+  const std::string_view text = input.substr(1);
+  data::CorpusConfig cfg;
+  cfg.min_count = 1 + sel / 128;
+  const int mode = sel % 6;
+  if (mode < 2) {
+    cfg.format = "text";
+    cfg.level = mode == 0 ? "char" : "word";
+    cfg.path = write_file("corpus.txt", text);
+  } else {
+    static const char* const formats[] = {"ptb_char", "ptb_word", "wikitext", "text"};
+    static const std::array<std::array<const char*, 3>, 4> names{{
+        {"ptb.char.train.txt", "ptb.char.valid.txt", "ptb.char.test.txt"},
+        {"ptb.train.txt", "ptb.valid.txt", "ptb.test.txt"},
+        {"wiki.train.tokens", "wiki.valid.tokens", "wiki.test.tokens"},
+        {"train.txt", "valid.txt", "test.txt"},
+    }};
+    const size_t f = size_t(mode - 2);
+    cfg.format = formats[f];
+    cfg.level = sel & 64 ? "word" : "char";
+    const auto parts = split3(text);
+    fs::create_directories(scratch_dir() + "/" + formats[f]);
+    for (size_t i = 0; i < 3; ++i) write_file(std::string(formats[f]) + "/" + names[f][i], parts[i]);
+    cfg.dir = scratch_dir() + "/" + formats[f];
+  }
+  expect_clean([&] {
+    const data::Corpus c = data::load_corpus(cfg);
+    const int64_t v = c.vocab.size();
+    for (const auto* split : {&c.train, &c.valid, &c.test})
+      for (const int32_t id : *split) require(id >= 0 && id < v, "corpus: token id outside the vocabulary");
+  });
+}
+
+void checkpoint(std::string_view input) {
+  const std::string path = write_file("input.sbck", input);
+  expect_clean([&] {
+    const train::Checkpoint ck = train::load_checkpoint(path);
+    for (const auto& a : ck.arrays)
+      require(int64_t(a.data.size()) == a.shape.numel(), "checkpoint: array size != shape");
+    for (const auto& entry : ck.meta) {
+      expect_clean([&] { (void)ck.meta_int(entry.first); });
+      expect_clean([&] { (void)ck.meta_u64(entry.first); });
+    }
+  });
+}
+
+void runs_csv(std::string_view input) {
+  expect_clean([&] {
+    const report::CsvTable runs = report::parse_csv(input, "runs.csv");
+    const report::CompareTable table = report::compare_runs(runs);
+    (void)report::compare_markdown(table);
+    (void)report::compare_csv(table);
+  });
+}
+
+void sweep(std::string_view input) {
+  const std::string path = write_file("sweep.yaml", input);
+  expect_clean([&] {
+    const sweep::Spec spec = sweep::load_spec(
+        path, {"copy", "pmnist", "char_ptb", "wikitext103", "imagenet64", "minigrid", "stability"});
+    for (const sweep::Run& run : sweep::expand(spec)) (void)sweep::run_arguments(spec, run, 1, false);
+  });
+}
+
+}  // namespace seqbench::fuzz
