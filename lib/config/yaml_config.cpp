@@ -226,6 +226,16 @@ double decode_double(const YAML::Node& node, const Where& where) {
 
 std::string decode_string(const YAML::Node& node, const Where& where) {
   if (!node.IsScalar()) fail_type(where, "a string", node);
+  // Labels, paths and specs are one line of text. A control character (say a stray '\r'
+  // kept by yaml-cpp) would not survive the config's own round trip (--dump-config, resume).
+  for (const char ch : node.Scalar()) {
+    const auto byte = static_cast<unsigned char>(ch);
+    if (byte < 0x20 || byte == 0x7f)
+      fail(*where.src, where.mark,
+           fmt::format("{}: the value holds a control character (\\x{:02x}); a config string is "
+                       "one line of printable text",
+                       where.path, byte));
+  }
   return node.Scalar();
 }
 

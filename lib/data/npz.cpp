@@ -263,6 +263,11 @@ class ZipFile {
     if (data_at > size_ || e.comp > size_ - data_at)
       fail(where, fmt::format("truncated: {} compressed bytes at byte {} lie past the end ({} bytes)",
                               e.comp, data_at, size_));
+    // Deflate expands at most 1032:1 (RFC 1951's longest match per 258-byte code), so a
+    // larger size is a corrupt directory, refused before its buffer is allocated.
+    if (e.size / 1032 > e.comp + 1)
+      fail(where, fmt::format("corrupt archive: {} bytes cannot inflate from {} compressed bytes",
+                              e.size, e.comp));
     std::string out(size_t(e.size), '\0');
     z_stream zs{};
     if (inflateInit2(&zs, -15) != Z_OK) fail(where, "zlib inflateInit2 failed");

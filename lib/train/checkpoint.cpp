@@ -252,6 +252,9 @@ Checkpoint load_checkpoint(const std::string& path) {
   const uint32_t header_len = get_u32(pre + 12);
   if (header_len > kMaxHeader)
     fail(path, fmt::format("malformed header: length {} is implausible", header_len));
+  if (header_len > file_size - kPreamble)
+    fail(path, fmt::format("truncated: expected {} header bytes, found {}", header_len,
+                           file_size - kPreamble));
   std::string header(header_len, '\0');
   const size_t header_got = pread_full(fd.fd, header.data(), header_len, kPreamble, path);
   if (header_got < header_len)

@@ -397,6 +397,18 @@ TEST_F(ConfigTest, ConstraintViolations) {
             path_ + ":2: model.dropouts[1]: must be in [0, 1], got -.inf");
 }
 
+TEST_F(ConfigTest, StringsWithControlCharactersAreRefusedButCrlfFilesRead) {
+  // Found by fuzz/config_fuzz: "a\r\r\r" did not survive to_yaml and back.
+  const std::string msg = file_error("name: a\r\r\r\n");
+  EXPECT_EQ(msg, path_ + ":1: name: the value holds a control character (\\x0d); a config "
+                         "string is one line of printable text");
+  EXPECT_NE(file_error("name: \"a\\tb\"\n").find("(\\x09)"), std::string::npos);
+  TestConfig cfg;
+  apply_yaml_file(cfg, write("crlf.yaml", "name: crlf\r\noptim:\r\n  name: adam\r\n"));
+  EXPECT_EQ(cfg.name, "crlf");
+  EXPECT_EQ(cfg.optim.name, "adam");
+}
+
 TEST_F(ConfigTest, MalformedYamlGivesLineAndColumn) {
   const std::string msg = file_error("optim:\n  lr: 0.1\nmodel:\n  a: b: c\n");
   EXPECT_EQ(msg.rfind(path_ + ":4:7: malformed YAML: ", 0), 0u) << msg;
