@@ -48,7 +48,8 @@ TEST(RunId, IdsThatWouldLeaveTheResultsRootAreRefused) {
   for (const std::string& bad : std::vector<std::string>{"", ".", "..", "../x", "a/b", ".hidden",
                                                        "x\ny", std::string(201, 'a')}) {
     const std::string msg = message_of([&] { report::check_run_id(bad, "--run-id"); });
-    EXPECT_NE(msg.find("--run-id: '" + bad + "' cannot name a run directory"), std::string::npos)
+    EXPECT_NE(msg.find("--run-id: '" + core::one_line(bad) + "' cannot name a run directory"),
+              std::string::npos)
         << msg;
   }
   EXPECT_THROW(report::check_run_id("..", "x"), core::UsageError);
