@@ -1,6 +1,7 @@
 #include "report/run_id.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include <sys/stat.h>
 
@@ -20,13 +21,15 @@ std::string make_run_id(const std::string& results_dir, const std::string& prefi
 }
 
 void check_run_id(const std::string& id, const std::string& what) {
-  const bool control = std::any_of(id.begin(), id.end(), [](char c) {
-    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  // Letters, digits and "-_.", plus '+' (sweep ids keep it from values such as 1e+05).
+  const bool name_chars = std::all_of(id.begin(), id.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
+           c == '+';
   });
-  if (id.empty() || id.size() > 200 || id.find('/') != std::string::npos || id[0] == '.' || control)
+  if (id.empty() || id.size() > 128 || id[0] == '.' || !name_chars)
     throw core::UsageError(fmt::format(
-        "{}: '{}' cannot name a run directory (it must be one directory name inside the "
-        "results root: non-empty, at most 200 characters, no '/', not starting with '.')",
+        "{}: '{}' cannot name a run directory (it must be one name inside the results root: "
+        "1 to 128 letters, digits and '-_.+', not starting with '.')",
         what, id));
 }
 

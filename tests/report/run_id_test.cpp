@@ -46,7 +46,8 @@ TEST(RunId, NowIdsAreDistinctDirectories) {
 
 TEST(RunId, IdsThatWouldLeaveTheResultsRootAreRefused) {
   for (const std::string& bad : std::vector<std::string>{"", ".", "..", "../x", "a/b", ".hidden",
-                                                       "x\ny", std::string(201, 'a')}) {
+                                                       "x\ny", "T=100", "a b", "a:b", "x\\y",
+                                                       std::string(129, 'a')}) {
     const std::string msg = message_of([&] { report::check_run_id(bad, "--run-id"); });
     EXPECT_NE(msg.find("--run-id: '" + core::one_line(bad) + "' cannot name a run directory"),
               std::string::npos)
@@ -54,6 +55,6 @@ TEST(RunId, IdsThatWouldLeaveTheResultsRootAreRefused) {
   }
   EXPECT_THROW(report::check_run_id("..", "x"), core::UsageError);
   for (const std::string& good :
-       std::vector<std::string>{"lstm-s1", "nan", "a.b", "T=100", std::string(200, 'a')})
+       std::vector<std::string>{"lstm-s1", "nan", "a.b", "lr1e+05", "x_y", std::string(128, 'a')})
     EXPECT_NO_THROW(report::check_run_id(good, "--run-id")) << good;
 }
