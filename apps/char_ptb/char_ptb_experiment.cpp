@@ -30,6 +30,40 @@ const char* const kCharPtbDemoYaml = kCharPtbDemoYamlText;
 // 200, H = 1024, segments of 150, B = 128, lr 1e-4; the code's optimizer is RMSprop
 // (alpha 0.9) without clipping, halving the lr after every validation that is not an
 // improvement.
+train::MemoryEstimate char_ptb_memory(const CharPtbConfig& c) {
+  data::CorpusConfig cc;
+  cc.format = c.data.format;
+  cc.dir = c.data.dir;
+  cc.path = c.data.path;
+  cc.level = c.data.level;
+  cc.valid_fraction = c.data.valid_fraction;
+  cc.test_fraction = c.data.test_fraction;
+  cc.min_count = c.data.min_count;
+  const train::CorpusSize corpus = train::corpus_size(cc);
+  const double V = corpus.vocab, E = double(c.lm.embedding), H = double(c.model.hidden);
+  const int64_t B = std::max(c.train.batch, c.data.eval_batch), L = c.lm.seq_len;
+  const std::vector<std::string> size_keys{train::key("lm.seq_len", L),
+                                           train::key("train.batch", c.train.batch),
+                                           train::key("data.eval_batch", c.data.eval_batch)};
+  train::MemoryEstimate e;
+  const int64_t Vi = int64_t(V);
+  train::add_recurrent(e, c.model, c.optim, c.lm.embedding, L, B, c.train.gradnorm_every > 0,
+                       Vi * c.lm.embedding + c.model.hidden * Vi + Vi, size_keys);
+  std::vector<std::string> keys = size_keys;
+  keys.insert(keys.begin(), {train::key("model.hidden", c.model.hidden),
+                             train::key("lm.embedding", c.lm.embedding)});
+  const double LB = double(L) * double(B);
+  e.add(fmt::format("embeddings, hidden states, logits (vocabulary ~{:.0f}) and gradients", V),
+        sizeof(float) * (2 * LB * E + 2 * LB * H + 2 * LB * V + LB) + 2 * sizeof(int32_t) * LB,
+        keys);
+  if (c.model.backend == "onednn")
+    e.add("onednn: other segment shapes (last segment, evaluation)",
+          train::onednn_extra_shapes_bytes(c.model, L, B), keys);
+  e.add(fmt::format("corpus token ids (~{:.3g} tokens)", corpus.tokens),
+        sizeof(int32_t) * corpus.tokens + 64 * V, {train::key("data.dir", c.data.dir)});
+  return e;
+}
+
 CharPtbConfig::CharPtbConfig() {
   data.check_epochs = false;
   model.hidden = 1024;

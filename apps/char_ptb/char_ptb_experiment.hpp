@@ -27,6 +27,7 @@
 #include "nn/sequence_layer.hpp"
 #include "optim/optim_config.hpp"
 #include "train/experiment.hpp"
+#include "train/memory_estimate.hpp"
 #include "train/train_config.hpp"
 
 namespace seqbench::apps {
@@ -60,10 +61,11 @@ struct CharPtbDataConfig {
     v("min_count", min_count, "tokens seen fewer times in train become <unk>", config::at_least(1));
     v("name", name, "data set name in tables");
     v("stand_in", stand_in, "tables mark the data as a stand-in (else real)");
-    v("train_tokens", train_tokens, "cap on training tokens (0 = all)", config::non_negative());
+    v("train_tokens", train_tokens, "cap on training tokens (0 = all)", config::range(0, 1e12));
     v("eval_tokens", eval_tokens, "cap on validation and test tokens each (0 = all)",
-      config::non_negative());
-    v("eval_batch", eval_batch, "columns of the validation and test streams", config::at_least(1));
+      config::range(0, 1e12));
+    v("eval_batch", eval_batch, "columns of the validation and test streams",
+      config::range(1, 1'000'000));
     v("check_epochs", check_epochs,
       "require train.eval_every to be a multiple of the updates per epoch");
   }
@@ -76,9 +78,9 @@ struct LmConfig {
 
   template <class V>
   void visit(V& v) {
-    v("embedding", embedding, "embedding size E", config::at_least(1));
+    v("embedding", embedding, "embedding size E", config::range(1, 65536));
     v("seq_len", seq_len, "tokens per segment, one update each (the papers' bptt)",
-      config::at_least(1));
+      config::range(1, 10'000'000));
     v("carry_state", carry_state,
       "carry the recurrent state across segments (detached); false = zero state every segment");
   }
@@ -107,6 +109,12 @@ struct CharPtbConfig {
 
 // The embedded default of `seqbench char_ptb --demo`: configs/char_ptb/lstm_small.yaml.
 extern const char* const kCharPtbDemoYaml;
+
+// The memory a run of cfg needs (lib/train/memory_estimate.hpp): embedding, recurrent
+// layer and head over a vocabulary estimated from the corpus files' sizes
+// (train::corpus_size), a segment's embeddings, hidden states and logits with their
+// gradients at the larger of train.batch and data.eval_batch columns, the token ids.
+train::MemoryEstimate char_ptb_memory(const CharPtbConfig& cfg);
 
 // A token stream cut into B columns: column b is tokens [b * cols, (b + 1) * cols); the
 // remainder n mod B is dropped (as batchify does).

@@ -13,6 +13,7 @@ int char_ptb_main(int argc, char** argv) {
   spec.description =
       "character-level language modelling, bits per character (docs/experiments/char_ptb.md)";
   spec.demo_yaml = kCharPtbDemoYaml;
+  spec.memory = char_ptb_memory;
   spec.identity = [](const CharPtbConfig& c, CharPtbExperiment& e) {
     const std::string label = c.output.label.empty() ? c.model.cell : c.output.label;
     const auto& o = e.outcome();

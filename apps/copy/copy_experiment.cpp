@@ -17,6 +17,28 @@ void ensure(core::Tensor& t, core::Shape s) {
 
 CopyConfig copy_paper_defaults() { return CopyConfig{}; }
 
+train::MemoryEstimate copy_memory(const CopyConfig& c) {
+  const data::SyntheticTask task(c.task);
+  const double L = double(task.length()), B = double(c.train.batch), I = double(task.input_size());
+  const double O = double(task.output_size()), H = double(c.model.hidden);
+  const bool probe = c.train.gradnorm_every > 0;
+  std::vector<std::string> size_keys{train::key("task.T", c.task.T)};
+  if (task.classification()) size_keys.push_back(train::key("task.copy_len", c.task.copy_len));
+  size_keys.push_back(train::key("train.batch", c.train.batch));
+  train::MemoryEstimate e;
+  train::add_recurrent(e, c.model, c.optim, task.input_size(), task.length(), c.train.batch, probe,
+                       c.model.hidden * task.output_size() + task.output_size(), size_keys);
+  std::vector<std::string> keys = size_keys;
+  keys.insert(keys.begin(), train::key("model.hidden", c.model.hidden));
+  e.add("hidden states, outputs and their gradients",
+        sizeof(float) * (2 * L * B * H + 2 * L * B * O + (probe ? L * B : 0.0)), keys);
+  keys = size_keys;
+  if (task.classification()) keys.push_back(train::key("task.n_symbols", c.task.n_symbols));
+  e.add("batches (training, and validation or probe)",
+        2 * (sizeof(float) * (L * B * I + L * B + B * O) + sizeof(int32_t) * L * B), keys);
+  return e;
+}
+
 const char* const kCopyDemoYaml = kCopyDemoYamlText;
 
 CopyExperiment::CopyExperiment(const CopyConfig& cfg)

@@ -13,6 +13,7 @@
 #include "nn/seq_model.hpp"
 #include "optim/optim_config.hpp"
 #include "train/experiment.hpp"
+#include "train/memory_estimate.hpp"
 #include "train/train_config.hpp"
 
 namespace seqbench::apps {
@@ -40,6 +41,11 @@ CopyConfig copy_paper_defaults();
 // The embedded default of `seqbench copy --demo` / `make demo`: configs/copy/lstm_small.yaml,
 // embedded at build time.
 extern const char* const kCopyDemoYaml;
+
+// The memory a run of cfg needs (lib/train/memory_estimate.hpp): the model's parts, the
+// hidden states and outputs of a batch (L, B, H) and (L, B, O), and two batches at once
+// (the training batch and a validation or probe batch: one-hot inputs, labels, mask).
+train::MemoryEstimate copy_memory(const CopyConfig& cfg);
 
 class CopyExperiment : public train::Experiment {
  public:

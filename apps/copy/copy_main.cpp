@@ -17,6 +17,7 @@ int copy_main(int argc, char** argv) {
       "copy and adding tasks: recurrent models on synthetic long-memory problems "
       "(docs/experiments/copy.md)";
   spec.demo_yaml = kCopyDemoYaml;
+  spec.memory = copy_memory;
   spec.identity = [](const CopyConfig& c, CopyExperiment& e) {
     const std::string label = c.output.label.empty() ? c.model.cell : c.output.label;
     train::RunIdentity id{

@@ -7,6 +7,7 @@
 
 #include "apps/imagenet64/demo_config.hpp"
 #include "core/fs.hpp"
+#include "core/threads.hpp"
 
 namespace seqbench::apps {
 
@@ -19,6 +20,47 @@ const char* const kImagenet64DemoYaml = kImagenet64DemoYamlText;
 
 // Defaults: the small routing preset's sizes (configs/imagenet64/routing_small.yaml);
 // the paper's settings are in configs/imagenet64/routing.yaml.
+train::MemoryEstimate imagenet64_memory(const Imagenet64Config& c) {
+  const auto& d = c.data;
+  double N = 0, images = 0;  // tokens per image; image bytes held (train, valid copy, test)
+  if (d.format == "imagenet64") {
+    N = double(d.image_side) * double(d.image_side) * 3;
+    double train_bytes = 0;
+    for (int k = 1; k <= 10; ++k) {
+      const std::string f = data::imagenet_file(d.dir, fmt::format("train_data_batch_{}", k));
+      if (f.empty()) break;
+      train_bytes += double(train::file_bytes(f));
+    }
+    if (d.train_images > 0)
+      train_bytes = std::min(train_bytes, double(d.train_images + d.valid_images) * N);
+    double test_bytes = double(train::file_bytes(data::imagenet_file(d.dir, "val_data")));
+    if (d.test_images > 0) test_bytes = std::min(test_bytes, double(d.test_images) * N);
+    images = train_bytes + test_bytes + double(d.valid_images) * N;
+  } else {
+    int64_t train_count = 0, test_count = 0, pixels = 784;
+    train::idx_images_header(d.dir + "/" + data::kMnistTrainImages, train_count, pixels);
+    train::idx_images_header(d.dir + "/" + data::kMnistTestImages, test_count, pixels);
+    N = double(pixels);
+    // The images as tokens with int64 labels, and the validation images' copy.
+    images = (double(train_count) + double(test_count)) * (N + sizeof(int64_t)) +
+             double(d.valid_images) * N;
+  }
+  const int64_t B = std::max(c.train.batch, d.eval_batch), n = std::max<int64_t>(1, int64_t(N));
+  const int threads = c.train.threads > 0 ? c.train.threads : core::available_cores();
+  const std::string side = d.format == "imagenet64" ? train::key("data.image_side", d.image_side)
+                                                    : train::key("data.dir", d.dir);
+  train::MemoryEstimate e;
+  train::add_transformer(
+      e, c.model, c.optim, Imagenet64Experiment::kVocab, n, B, n, threads,
+      {side, train::key("train.batch", c.train.batch), train::key("data.eval_batch", d.eval_batch)},
+      {});
+  std::vector<std::string> data_keys{train::key("data.dir", d.dir)};
+  if (d.format == "imagenet64")
+    data_keys.push_back(train::key("data.train_images", d.train_images));
+  e.add("images", images, data_keys);
+  return e;
+}
+
 Imagenet64Config::Imagenet64Config() {
   data.train_images = 10000;
   data.valid_images = 500;

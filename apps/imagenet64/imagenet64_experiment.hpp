@@ -35,6 +35,7 @@
 #include "data/imagenet64.hpp"
 #include "nn/transformer.hpp"
 #include "optim/optim_config.hpp"
+#include "train/memory_estimate.hpp"
 #include "train/train_config.hpp"
 
 namespace seqbench::apps {
@@ -59,11 +60,13 @@ struct Imagenet64DataConfig {
       config::range(1, 4096));
     v("name", name, "data set name in tables");
     v("stand_in", stand_in, "tables mark the data as a stand-in (else real)");
-    v("train_images", train_images, "cap on training images (0 = all)", config::non_negative());
+    v("train_images", train_images, "cap on training images (0 = all)",
+      config::range(0, 1'000'000'000));
     v("valid_images", valid_images, "validation images, held out from the end of the training "
-      "images read", config::at_least(1));
-    v("test_images", test_images, "cap on test images (0 = all)", config::non_negative());
-    v("eval_batch", eval_batch, "images per validation / test forward", config::at_least(1));
+      "images read", config::range(1, 1'000'000'000));
+    v("test_images", test_images, "cap on test images (0 = all)", config::range(0, 1'000'000'000));
+    v("eval_batch", eval_batch, "images per validation / test forward",
+      config::range(1, 1'000'000));
   }
 };
 
@@ -88,6 +91,13 @@ struct Imagenet64Config {
 
 // The embedded default of `seqbench imagenet64 --demo`: configs/imagenet64/routing_small.yaml.
 extern const char* const kImagenet64DemoYaml;
+
+// The memory a run of cfg needs (lib/train/memory_estimate.hpp): the Transformer over
+// 256 values with one image as its context (N = S S C tokens), at the larger of
+// train.batch and data.eval_batch images, and the images held as bytes (from the files'
+// sizes: an npz batch is counted at its size on disk, which is the size of its images
+// when it is stored uncompressed, as the release is).
+train::MemoryEstimate imagenet64_memory(const Imagenet64Config& cfg);
 
 class Imagenet64Experiment : public TransformerLmExperiment {
  public:

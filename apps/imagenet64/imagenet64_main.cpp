@@ -14,6 +14,7 @@ int imagenet64_main(int argc, char** argv) {
       "pixel-level autoregressive image modelling with Transformers of full, local, routing, "
       "random, SMYRF and LSH heads, bits/dim (docs/experiments/imagenet64.md)";
   spec.demo_yaml = kImagenet64DemoYaml;
+  spec.memory = imagenet64_memory;
   spec.label = [](const Imagenet64Config& c) { return lm_run_label(c.model); };
   spec.identity = [](const Imagenet64Config& c, Imagenet64Experiment& e) {
     const auto& tr = e.train_set();

@@ -70,6 +70,50 @@ MinigridConfig::MinigridConfig() {
 
 const char* const kMinigridDemoYaml = kMinigridDemoYamlText;
 
+train::MemoryEstimate minigrid_memory(const MinigridConfig& c) {
+  const auto& a = c.agent;
+  const int64_t E = rl::Policy::kEmbed, A = rl::kNumActions;
+  const bool none = a.core == "none";
+  const int64_t H = none ? E : a.hidden;
+  nn::ModelConfig core;  // the core as a recurrent model of its cell
+  core.cell = none ? "lstm" : a.core;
+  core.hidden = H;
+  core.nu = a.nu;
+  core.rho = a.rho;
+  const double Hd = double(H), R = double(c.ppo.recurrence);
+  const double M = none                                                ? 0
+                   : a.core == "lstm"                                  ? 2 * Hd
+                   : a.core == "rel_lstm"                              ? 3 * Hd + 1 + R * double(E)
+                   : a.core == "adam_lstm" || a.core == "rmsprop_lstm" ? 10 * Hd
+                                                                       : 6 * Hd;
+  const int64_t Z = H + (rl::uses_mission(a.mission, c.env.name) ? rl::kMissionSize : 0);
+  // Convolutions 3->16, 16->32, 32->64 (2x2), heads Z->64->A and Z->64->1.
+  const int64_t conv = (16 * 3 * 4 + 16) + (32 * 16 * 4 + 32) + (64 * 32 * 4 + 64);
+  const int64_t heads = 2 * (Z * 64 + 64) + 64 * A + A + 64 + 1;
+  const std::vector<std::string> hidden{train::key("agent.hidden", a.hidden)};
+  train::MemoryEstimate e;
+  train::add_parameters(e, conv + heads + (none ? 0 : train::recurrent_params(core, E)), c.optim,
+                        hidden);
+  const double frames = double(c.ppo.procs) * double(c.ppo.frames_per_proc);
+  e.add("rollout (observations, memories, returns)",
+        frames * (rl::kImageSize + rl::kMissionSize + sizeof(float) * (M + 6) + sizeof(int32_t)),
+        {train::key("ppo.procs", c.ppo.procs),
+         train::key("ppo.frames_per_proc", c.ppo.frames_per_proc), hidden[0]});
+  const double rows = double(c.ppo.batch);
+  const int64_t chunks = std::max<int64_t>(1, c.ppo.batch / std::max<int64_t>(1, c.ppo.recurrence));
+  // Per row: the convolutions' outputs and gradients (6x6x16, 3x3x16, 2x2x32, 64), the
+  // heads' hidden layers, the minibatch's copies of the rollout.
+  double act = rows * (sizeof(float) * 2 * (6 * 6 * 16 + 3 * 3 * 16 + 2 * 2 * 32 + 64 + 4 * 64) +
+                       rl::kImageSize + rl::kMissionSize + sizeof(float) * (2 * M + 2 * A + 10));
+  if (!none)
+    act += train::recurrent_layer_bytes(core, E, c.ppo.recurrence, chunks, false) +
+           train::recurrent_workspace_bytes(core, E);
+  e.add("minibatch activations", act,
+        {train::key("ppo.batch", c.ppo.batch), train::key("ppo.recurrence", c.ppo.recurrence),
+         hidden[0]});
+  return e;
+}
+
 MinigridExperiment::MinigridExperiment(const MinigridConfig& cfg) : cfg_(checked(cfg)) {
   std::vector<std::unique_ptr<rl::Env>> envs = make_envs(cfg.env.name, cfg.ppo.procs, cfg.train.seed);
   const bool mission = rl::uses_mission(cfg.agent.mission, cfg.env.name);

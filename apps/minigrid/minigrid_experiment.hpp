@@ -27,6 +27,7 @@
 #include "rl/policy.hpp"
 #include "rl/ppo.hpp"
 #include "train/experiment.hpp"
+#include "train/memory_estimate.hpp"
 #include "train/train_config.hpp"
 
 namespace seqbench::apps {
@@ -67,6 +68,12 @@ struct MinigridConfig {
 
 // The embedded default of `seqbench minigrid --demo`: configs/minigrid/empty_5x5_lstm_small.yaml.
 extern const char* const kMinigridDemoYaml;
+
+// The memory a run of cfg needs (lib/train/memory_estimate.hpp): the actor-critic's
+// parameters (convolutions, core, heads), the rollout of ppo.procs x
+// ppo.frames_per_proc frames (observations, memories, scalars), and a minibatch's
+// activations (the core's over chunks of ppo.recurrence steps, the convolutions').
+train::MemoryEstimate minigrid_memory(const MinigridConfig& cfg);
 
 class MinigridExperiment : public train::Experiment {
  public:

@@ -214,6 +214,7 @@ int minigrid_main(int argc, char** argv) {
   spec.name = kName;
   spec.description = "MiniGrid: PPO with recurrent actor-critics (docs/experiments/minigrid.md)";
   spec.demo_yaml = kMinigridDemoYaml;
+  spec.memory = minigrid_memory;
   const auto label_of = [](const MinigridConfig& c) {
     return c.output.label.empty() ? c.env.name + "-" + c.agent.core : c.output.label;
   };

@@ -45,6 +45,39 @@ std::vector<int32_t> pixel_order(int64_t pixels, bool permute, uint64_t seed) {
   return order;
 }
 
+train::MemoryEstimate pmnist_memory(const PmnistConfig& c) {
+  const std::string& dir = c.data.dir;
+  int64_t count = 60000, T = 784;
+  train::idx_images_header(dir + "/" + data::kMnistTrainImages, count, T);
+  const double B = double(c.train.batch), H = double(c.model.hidden), Td = double(T);
+  const std::vector<std::string> size_keys{train::key("train.batch", c.train.batch)};
+  train::MemoryEstimate e;
+  train::add_recurrent(e, c.model, c.optim, 1, T, c.train.batch, c.train.gradnorm_every > 0,
+                       c.model.hidden * kClasses + kClasses, size_keys);
+  e.add("hidden states, inputs and their gradients",
+        sizeof(float) * (2 * Td * B * H + Td * B + 2 * B * kClasses),
+        {train::key("model.hidden", c.model.hidden), size_keys[0]});
+  // Validation and test run in batches of B; a last smaller batch is another shape.
+  int64_t test_count = 10000, test_pixels = T;
+  train::idx_images_header(dir + "/" + data::kMnistTestImages, test_count, test_pixels);
+  const auto capped = [&](int64_t n) {
+    return c.data.eval_examples > 0 ? std::min(c.data.eval_examples, n) : n;
+  };
+  if (c.model.backend == "onednn" && (capped(c.data.valid_examples) % c.train.batch != 0 ||
+                                      capped(test_count) % c.train.batch != 0))
+    e.add("onednn: other batch shapes (an evaluation's last batch)",
+          train::onednn_extra_shapes_bytes(c.model, T, c.train.batch),
+          {train::key("model.hidden", c.model.hidden), size_keys[0]});
+  double files = 0;
+  for (const char* f : {data::kMnistTrainImages, data::kMnistTrainLabels, data::kMnistTestImages,
+                        data::kMnistTestLabels})
+    files += double(train::file_bytes(dir + "/" + f));
+  e.add(fmt::format("data set ({} files)", c.data.name),
+        files + sizeof(int64_t) * double(count) + sizeof(int32_t) * Td,
+        {train::key("data.dir", dir)});
+  return e;
+}
+
 PmnistExperiment::PmnistExperiment(const PmnistConfig& cfg) : cfg_(cfg) {
   const auto& d = cfg.data;
   if (!core::file_exists(d.dir + "/" + data::kMnistTrainImages))

@@ -25,6 +25,7 @@
 #include "nn/sequence_layer.hpp"
 #include "optim/optim_config.hpp"
 #include "train/experiment.hpp"
+#include "train/memory_estimate.hpp"
 #include "train/train_config.hpp"
 
 namespace seqbench::apps {
@@ -49,11 +50,11 @@ struct PmnistDataConfig {
     v("permute", permute, "permuted MNIST (true) or sequential MNIST (false)");
     v("permute_seed", permute_seed, "seed of the fixed pixel permutation");
     v("valid_examples", valid_examples, "validation examples, from the end of the training file",
-      config::at_least(1));
+      config::range(1, 1'000'000'000));
     v("train_examples", train_examples, "cap on training examples (0 = all the others)",
-      config::non_negative());
+      config::range(0, 1'000'000'000));
     v("eval_examples", eval_examples, "cap on validation and test examples each (0 = all)",
-      config::non_negative());
+      config::range(0, 1'000'000'000));
     v("test_every_eval", test_every_eval,
       "test at every validation too and record the best test accuracy (MomentumRNN's number)");
     v("check_epochs", check_epochs,
@@ -82,6 +83,11 @@ struct PmnistConfig {
 
 // The embedded default of `seqbench pmnist --demo`: configs/pmnist/lstm_small.yaml.
 extern const char* const kPmnistDemoYaml;
+
+// The memory a run of cfg needs (lib/train/memory_estimate.hpp): the model's parts, the
+// hidden states (T, B, H) with their gradient, and the four MNIST files as loaded; T is
+// the pixels per image of the training file's header (784 when it cannot be read).
+train::MemoryEstimate pmnist_memory(const PmnistConfig& cfg);
 
 // The permutation of `pixels` positions drawn from seed (Fisher-Yates on core::Rng), or
 // the identity when permute is false: input step t reads pixel perm[t].

@@ -12,6 +12,7 @@ int pmnist_main(int argc, char** argv) {
       "sequential and permuted MNIST: one pixel per step, classify the digit at the end "
       "(docs/experiments/pmnist.md)";
   spec.demo_yaml = kPmnistDemoYaml;
+  spec.memory = pmnist_memory;
   spec.identity = [](const PmnistConfig& c, PmnistExperiment& e) {
     const std::string label = c.output.label.empty() ? c.model.cell : c.output.label;
     const auto& o = e.outcome();

@@ -20,6 +20,7 @@
 
 #include "core/check.hpp"
 #include "core/fs.hpp"
+#include "core/threads.hpp"
 #include "sweep/sweep.hpp"
 
 namespace seqbench::apps {
@@ -45,10 +46,7 @@ std::string self_exe() {
   return p.string();
 }
 
-int cores() {
-  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? int(n) : 1;
-}
+int cores() { return core::available_cores(); }
 
 // A run whose directory exists without a checkpoint or summary (killed before its
 // first checkpoint) is moved aside, never deleted, so that it can start again.
@@ -65,11 +63,12 @@ void clear_stale(const Spec& spec, const Run& run) {
 
 // Starts one run as a child process in its own process group (so that a Ctrl-C reaches
 // it once, through us), output to the sweep's log of the run. Returns its pid.
-pid_t start_run(const Spec& spec, const Run& run, int64_t threads, const RunStatus& st) {
+pid_t start_run(const Spec& spec, const Run& run, int64_t threads, bool force_threads,
+                const RunStatus& st) {
   // An interrupted run continues; a failed one (retried) or a stale directory starts over.
   const bool resume = st.state == State::kInterrupted && st.has_checkpoint;
   if (!resume) clear_stale(spec, run);
-  const auto args = sweep::run_arguments(spec, run, threads, resume);
+  const auto args = sweep::run_arguments(spec, run, threads, resume, force_threads);
   core::make_dirs(sweep::bookkeeping_dir(spec) + "/logs");
   const std::string log = sweep::log_path(spec, run);
   std::remove(sweep::exit_path(spec, run).c_str());
@@ -115,7 +114,7 @@ void install_signals() {
 
 // Runs the runs not yet done, at most `jobs` at once. Returns the exit code.
 int run_local(const Spec& spec, const std::vector<Run>& runs, int64_t jobs, int64_t threads,
-              bool retry_failed, bool quiet) {
+              bool force_threads, bool retry_failed, bool quiet) {
   install_signals();
   std::map<pid_t, const Run*> active;
   int started = 0, failed = 0, skipped_failed = 0;
@@ -149,7 +148,7 @@ int run_local(const Spec& spec, const std::vector<Run>& runs, int64_t jobs, int6
       if (!reap(true) && errno != EINTR) break;
     }
     if (g_signal) break;
-    const pid_t pid = start_run(spec, run, threads, st);
+    const pid_t pid = start_run(spec, run, threads, force_threads, st);
     active[pid] = &run;
     ++started;
     if (!quiet)
@@ -182,7 +181,8 @@ int run_local(const Spec& spec, const std::vector<Run>& runs, int64_t jobs, int6
 }
 
 // One run in the foreground (a Slurm array task): its exit code is ours.
-int run_index(const Spec& spec, const std::vector<Run>& runs, int64_t index, int64_t threads) {
+int run_index(const Spec& spec, const std::vector<Run>& runs, int64_t index, int64_t threads,
+              bool force_threads) {
   if (index < 0 || index >= int64_t(runs.size()))
     throw core::UsageError(fmt::format("--run-index {}: the sweep has runs 0..{}", index,
                                        runs.size() - 1));
@@ -190,7 +190,7 @@ int run_index(const Spec& spec, const std::vector<Run>& runs, int64_t index, int
   const RunStatus st = sweep::run_status(spec, run);
   if (st.state == State::kDone) return core::kExitOk;
   install_signals();
-  const pid_t pid = start_run(spec, run, threads, st);
+  const pid_t pid = start_run(spec, run, threads, force_threads, st);
   int status = 0;
   bool forwarded = false;
   for (;;) {
@@ -234,7 +234,7 @@ bool have_command(const std::string& name) {
 // Submits the runs not yet done as one job array; with `wait`, polls squeue until the
 // array has left the queue (at most timeout_s). Returns the exit code.
 int run_slurm(const Spec& spec, const std::vector<Run>& runs, bool retry_failed, bool wait,
-              int64_t timeout_s, int64_t threads) {
+              int64_t timeout_s, int64_t threads, bool force_threads) {
   if (!have_command("sbatch"))
     throw core::UsageError(
         "--backend slurm: sbatch not found (hint: run on a Slurm login node, or start a "
@@ -267,9 +267,10 @@ int run_slurm(const Spec& spec, const std::vector<Run>& runs, bool retry_failed,
   if (!sl.time.empty()) script += fmt::format("#SBATCH --time={}\n", sl.time);
   if (!sl.mem.empty()) script += fmt::format("#SBATCH --mem={}\n", sl.mem);
   for (const auto& e : sl.extra) script += fmt::format("#SBATCH {}\n", e);
-  script += fmt::format("exec {} sweep {} --run-index \"$SLURM_ARRAY_TASK_ID\" --threads {}\n",
+  script += fmt::format("exec {} sweep {} --run-index \"$SLURM_ARRAY_TASK_ID\" --threads {}{}\n",
                         shell_quote(self_exe()), shell_quote(fs::absolute(spec.path).string()),
-                        threads > 0 ? std::to_string(threads) : "\"${SLURM_CPUS_PER_TASK:-1}\"");
+                        threads > 0 ? std::to_string(threads) : "\"${SLURM_CPUS_PER_TASK:-1}\"",
+                        force_threads ? " --force-threads" : "");
   const std::string script_path = fmt::format("{}/job-{}.sh", dir, std::time(nullptr));
   core::write_file_atomic(script_path, script);
   int code = 0;
@@ -332,7 +333,7 @@ int sweep_main(int argc, char** argv) {
     app.set_help_flag("-h,--help");
     std::string spec_path, backend = "local";
     int64_t jobs = 0, threads = 0, run_idx = -1, timeout_s = 3600;
-    bool dry_run = false, retry_failed = false, wait = false, quiet = false;
+    bool dry_run = false, retry_failed = false, wait = false, quiet = false, force_threads = false;
     std::string partition, time_limit, mem;
     int64_t cpus = 0;
     app.add_option("spec", spec_path, "the sweep file (YAML)")->required();
@@ -345,6 +346,9 @@ int sweep_main(int argc, char** argv) {
       app.add_option("--threads", threads, "threads per run (default: cores / jobs; on Slurm "
                                            "the task's CPUs)")
           ->check(CLI::Range(int64_t(1), int64_t(4096)));
+      app.add_flag("--force-threads", force_threads,
+                   "keep --threads even when runs x threads exceed the cores (default: each run "
+                   "gets cores / jobs, with a warning); passed on to every run");
       app.add_flag("--dry-run", dry_run, "list the runs and their command lines, run nothing");
       app.add_flag("--retry-failed", retry_failed, "run failed runs again (from scratch)");
       app.add_flag("-q,--quiet", quiet, "no progress lines");
@@ -375,18 +379,30 @@ int sweep_main(int argc, char** argv) {
 
     if (jobs == 0) jobs = spec.jobs > 0 ? spec.jobs : cores();
     if (threads == 0) threads = spec.threads;
-    const int64_t local_threads = threads > 0 ? threads : std::max<int64_t>(1, cores() / jobs);
+    int64_t local_threads = threads > 0 ? threads : std::max<int64_t>(1, cores() / jobs);
+    // Runs at once times threads each above the cores only makes every run slower: each
+    // run gets its share of the cores instead (a run caps its own threads the same way).
+    const int64_t share = std::max<int64_t>(1, cores() / jobs);
+    if (backend == "local" && run_idx < 0 && threads > share && !force_threads) {
+      local_threads = share;
+      fmt::print(stderr,
+                 "seqbench sweep: warning: {} run{} at once x {} threads is more than the {} "
+                 "core{} this process may use; each run gets {} (hint: --force-threads keeps "
+                 "{})\n",
+                 jobs, jobs == 1 ? "" : "s", threads, cores(), cores() == 1 ? "" : "s",
+                 local_threads, threads);
+    }
     if (dry_run) {
       for (const Run& r : runs) {
         const RunStatus st = sweep::run_status(spec, r);
-        fmt::print("{:>3}  {:<11}  seqbench {}\n", r.index, sweep::state_name(st.state),
-                   fmt::join(sweep::run_arguments(spec, r,
-                                                  backend == "slurm" && threads == 0
-                                                      ? spec.slurm.cpus_per_task
-                                                      : local_threads,
-                                                  st.state == State::kInterrupted &&
-                                                      st.has_checkpoint),
-                             " "));
+        fmt::print(
+            "{:>3}  {:<11}  seqbench {}\n", r.index, sweep::state_name(st.state),
+            fmt::join(
+                sweep::run_arguments(
+                    spec, r,
+                    backend == "slurm" && threads == 0 ? spec.slurm.cpus_per_task : local_threads,
+                    st.state == State::kInterrupted && st.has_checkpoint, force_threads),
+                " "));
       }
       fmt::print("{} run(s) into {}/{}/ (merged table runs.csv there)\n", runs.size(), spec.out,
                  spec.experiment);
@@ -396,10 +412,11 @@ int sweep_main(int argc, char** argv) {
     if (run_idx >= 0) {
       const char* slurm_cpus = std::getenv("SLURM_CPUS_PER_TASK");
       const int64_t t = threads > 0 ? threads : slurm_cpus ? std::atoll(slurm_cpus) : 1;
-      return run_index(spec, runs, run_idx, std::max<int64_t>(1, t));
+      return run_index(spec, runs, run_idx, std::max<int64_t>(1, t), force_threads);
     }
-    if (backend == "slurm") return run_slurm(spec, runs, retry_failed, wait, timeout_s, threads);
-    return run_local(spec, runs, jobs, local_threads, retry_failed, quiet);
+    if (backend == "slurm")
+      return run_slurm(spec, runs, retry_failed, wait, timeout_s, threads, force_threads);
+    return run_local(spec, runs, jobs, local_threads, force_threads, retry_failed, quiet);
   } catch (const core::Error& e) {
     fmt::print(stderr, "seqbench sweep: error: {}\n", e.what());
     return e.exit_code();

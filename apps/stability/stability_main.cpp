@@ -45,6 +45,7 @@
 #include "report/markdown.hpp"
 #include "report/plots.hpp"
 #include "report/run_id.hpp"
+#include "train/memory_estimate.hpp"
 #include "train/run_files.hpp"
 #include "train/run_record.hpp"
 #include "train/trainer.hpp"
@@ -255,6 +256,37 @@ Outcome run_weights(const StabilityConfig& c, train::RunFiles& files,
   return o;
 }
 
+// The memory an analysis needs, in doubles: the inputs, one RNN (parameters with their
+// gradients, its time loop's buffers, hidden states and their gradients) at a time, and
+// for weights the parameters recorded along the recurrent model's training.
+train::MemoryEstimate stability_memory(const StabilityConfig& cfg) {
+  train::MemoryEstimate e;
+  constexpr double kD = sizeof(double);
+  if (cfg.analysis == "truncation") {
+    const auto& c = cfg.truncation;
+    const double T = double(c.T), H = double(c.hidden), I = double(c.input);
+    e.add("one instance (inputs, RNN, states)",
+          kD * (T * I + 5 * T * H + 2 * (H * I + H * H + H) + H * H),
+          {train::key("truncation.T", c.T), train::key("truncation.hidden", c.hidden),
+           train::key("truncation.input", c.input)});
+    return e;
+  }
+  const auto& c = cfg.weights;
+  const double T = double(c.T), H = double(c.hidden), I = double(c.input), n = double(c.n);
+  const double P = H * I + H * H + 2 * H;
+  e.add("inputs (T x n x input)", kD * (T * n * I + n),
+        {train::key("weights.T", c.T), train::key("weights.n", c.n),
+         train::key("weights.input", c.input)});
+  e.add("one RNN (parameters, buffers, states)", kD * (5 * T * n * H + 3 * P + H * H),
+        {train::key("weights.T", c.T), train::key("weights.n", c.n),
+         train::key("weights.hidden", c.hidden)});
+  const double records = std::floor(double(c.steps) / double(c.record_every)) + 2;
+  e.add("recorded parameters", kD * records * P,
+        {train::key("weights.steps", c.steps), train::key("weights.record_every", c.record_every),
+         train::key("weights.hidden", c.hidden)});
+  return e;
+}
+
 // Runs the resolved config into its run directory. legacy_csv: also write the analysis'
 // table there (the old subcommands' file), or "" for none.
 int run_analysis(StabilityConfig cfg, bool quiet, const std::string& legacy_csv) {
@@ -421,11 +453,17 @@ int stability_main(int argc, char** argv) {
     // Before the id is used in any path: it must not leave the results root.
     if (!cfg.output.run_id.empty())
       report::check_run_id(cfg.output.run_id, opts.run_id.empty() ? "output.run_id" : "--run-id");
+    const train::MemoryLimit limit = train::memory_limit(opts.max_memory);
     if (opts.dump_config) {
-      fmt::print("{}", config::to_yaml(cfg));
+      fmt::print("{}{}", config::to_yaml(cfg), train::memory_comment(stability_memory(cfg), limit));
       return core::kExitOk;
     }
     check_config(cfg);
+    std::string threads_warning;
+    cfg.threads = core::cap_threads(cfg.threads, opts.force_threads, "threads", threads_warning);
+    train::check_memory(stability_memory(cfg), limit);
+    if (!threads_warning.empty())
+      fmt::print(stderr, "seqbench stability: warning: {}\n", threads_warning);
     // The old subcommands' files, beside the runs.
     std::string legacy;
     if (sub)

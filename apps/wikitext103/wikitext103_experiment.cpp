@@ -9,6 +9,7 @@
 #include "config/yaml_config.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
+#include "core/threads.hpp"
 #include "train/checkpoint.hpp"
 #include "train/trainer.hpp"
 
@@ -26,6 +27,28 @@ const char* const kWikitext103DemoYaml = kWikitext103DemoYamlText;
 
 // Defaults: the small routing preset's sizes (configs/wikitext103/routing_small.yaml);
 // the paper's settings are in configs/wikitext103/routing.yaml.
+train::MemoryEstimate wikitext103_memory(const Wikitext103Config& c) {
+  data::CorpusConfig cc;
+  cc.format = c.data.format;
+  cc.dir = c.data.dir;
+  cc.path = c.data.path;
+  cc.level = "word";
+  cc.valid_fraction = c.data.valid_fraction;
+  cc.test_fraction = c.data.test_fraction;
+  cc.min_count = c.data.min_count;
+  const train::CorpusSize corpus = train::corpus_size(cc);
+  const int64_t B = std::max(c.train.batch, c.data.eval_batch), n = c.lm.seq_len;
+  const int threads = c.train.threads > 0 ? c.train.threads : core::available_cores();
+  train::MemoryEstimate e;
+  train::add_transformer(e, c.model, c.optim, int64_t(corpus.vocab), n, B, n, threads,
+                         {train::key("lm.seq_len", n), train::key("train.batch", c.train.batch),
+                          train::key("data.eval_batch", c.data.eval_batch)},
+                         {train::key("data.dir", c.data.dir)});
+  e.add(fmt::format("corpus token ids (~{:.3g} tokens)", corpus.tokens),
+        sizeof(int32_t) * corpus.tokens + 64 * corpus.vocab, {train::key("data.dir", c.data.dir)});
+  return e;
+}
+
 Wikitext103Config::Wikitext103Config() {
   model.attention = "local:2,routing:2";
   model.window = 32;

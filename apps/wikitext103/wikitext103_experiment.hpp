@@ -24,6 +24,7 @@
 #include "data/text_corpus.hpp"
 #include "nn/transformer.hpp"
 #include "optim/optim_config.hpp"
+#include "train/memory_estimate.hpp"
 #include "train/train_config.hpp"
 
 namespace seqbench::apps {
@@ -56,10 +57,11 @@ struct Wikitext103DataConfig {
       config::at_least(1));
     v("name", name, "data set name in tables");
     v("stand_in", stand_in, "tables mark the data as a stand-in (else real)");
-    v("train_tokens", train_tokens, "cap on training tokens (0 = all)", config::non_negative());
+    v("train_tokens", train_tokens, "cap on training tokens (0 = all)", config::range(0, 1e12));
     v("eval_tokens", eval_tokens, "cap on validation and test tokens each (0 = all)",
-      config::non_negative());
-    v("eval_batch", eval_batch, "columns of the validation and test streams", config::at_least(1));
+      config::range(0, 1e12));
+    v("eval_batch", eval_batch, "columns of the validation and test streams",
+      config::range(1, 1'000'000));
   }
 };
 
@@ -68,7 +70,7 @@ struct Wikitext103LmConfig {
 
   template <class V>
   void visit(V& v) {
-    v("seq_len", seq_len, "tokens per sequence n (context length)", config::at_least(1));
+    v("seq_len", seq_len, "tokens per sequence n (context length)", config::range(1, 10'000'000));
   }
 };
 
@@ -95,6 +97,11 @@ struct Wikitext103Config {
 
 // The embedded default of `seqbench wikitext103 --demo`: configs/wikitext103/routing_small.yaml.
 extern const char* const kWikitext103DemoYaml;
+
+// The memory a run of cfg needs (lib/train/memory_estimate.hpp): the Transformer over a
+// vocabulary estimated from the corpus files' sizes (train::corpus_size), at the larger of
+// train.batch and data.eval_batch sequences of lm.seq_len tokens, and the token ids.
+train::MemoryEstimate wikitext103_memory(const Wikitext103Config& cfg);
 
 // A token stream cut into B columns: column b is tokens [b cols, (b + 1) cols); the
 // remainder n mod B is dropped.

@@ -13,6 +13,7 @@ int wikitext103_main(int argc, char** argv) {
       "word-level language modelling with Transformers of full, local, routing, random, SMYRF "
       "and LSH heads, perplexity (docs/experiments/wikitext103.md)";
   spec.demo_yaml = kWikitext103DemoYaml;
+  spec.memory = wikitext103_memory;
   spec.label = [](const Wikitext103Config& c) { return lm_run_label(c.model); };
   spec.identity = [](const Wikitext103Config& c, Wikitext103Experiment& e) {
     return lm_run_identity(c, e, "word_lm", {},

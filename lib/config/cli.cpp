@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "core/check.hpp"
+#include "core/memory.hpp"
 
 namespace seqbench::config {
 namespace {
@@ -53,6 +54,24 @@ void add_common_options(CLI::App& app, CommonOptions& opts) {
          "OpenMP threads (default: OMP_NUM_THREADS or all cores)")
       ->type_name("N")
       ->check(integer_in(1, 4096));
+  app.add_flag("--force-threads", opts.force_threads,
+               "keep --threads (or train.threads) even above the number of cores this process "
+               "may use (default: capped to it, with a warning)");
+  app.add_option_function<std::string>(
+         "--max-memory",
+         [&opts](const std::string& size) { opts.max_memory = core::parse_size(size); },
+         "refuse a run whose memory estimate is above SIZE, e.g. 512M, 4G, 1.5GiB or bytes "
+         "(default: the memory available now, MemAvailable)")
+      ->type_name("SIZE")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            if (core::parse_size(value)) return "";
+            return fmt::format(
+                "expected a size such as 512M, 4G, 1.5GiB or a number of bytes, above 0 and at "
+                "most 1 EiB, got '{}'",
+                value);
+          },
+          ""));
   app.add_option("--out", opts.out, "results root directory (default from the config)")
       ->type_name("DIR");
   app.add_flag("--resume", opts.resume,

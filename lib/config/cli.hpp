@@ -8,7 +8,8 @@
 //   config::resolve(cfg, opts, kDemoYaml);
 //   if (opts.dump_config) { fmt::print("{}", config::to_yaml(cfg)); return core::kExitOk; }
 // --seed, --threads, --out, --run-id, --resume and --quiet are not config keys: the app
-// applies them (they win over the config, like --set).
+// applies them (they win over the config, like --set). --force-threads and --max-memory
+// are checks on the run, not settings of it (lib/train/memory_estimate.hpp).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,8 @@ struct CommonOptions {
   std::vector<std::string> sets;     // --set key.path=value (repeatable)
   std::optional<uint64_t> seed;      // --seed N
   std::optional<int> threads;        // --threads N (>= 1)
+  bool force_threads = false;        // --force-threads: keep --threads N above the core count
+  std::optional<uint64_t> max_memory;  // --max-memory SIZE in bytes (default: available memory)
   std::string out;                   // --out DIR (results root, default from config)
   bool resume = false;       // --resume (continue the run in --out/run-id from its checkpoint)
   std::string resume_from;   // --resume-from latest|previous (implies --resume)

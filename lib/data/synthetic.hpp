@@ -42,7 +42,7 @@ struct TaskConfig {
       config::one_of({"copy", "denoise", "adding"}));
     v("T", T, "copy: delay between the symbols and the delimiter; adding: sequence length",
       config::range(2, 10'000'000));
-    v("n_symbols", n_symbols, "copy: alphabet size (symbols 1..n)", config::at_least(1));
+    v("n_symbols", n_symbols, "copy: alphabet size (symbols 1..n)", config::range(1, 65536));
     v("copy_len", copy_len, "copy, denoise: number of symbols to remember",
       config::range(1, 10'000'000));
   }

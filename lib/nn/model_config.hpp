@@ -61,11 +61,11 @@ struct ModelConfig {
     v("beta", beta, "adam_lstm / rmsprop_lstm: second-moment decay β", config::range(0.0, 1.0));
     v("eps", eps, "adam_lstm / rmsprop_lstm: ε", config::positive());
     v("restart", restart, "sr_lstm: restart period (0 = never)", config::non_negative());
-    v("nu", nu, "rel_rnn / rel_lstm: short-term buffer size ν", config::at_least(1));
-    v("rho", rho, "rel_rnn / rel_lstm: relevant set size ρ", config::non_negative());
+    v("nu", nu, "rel_rnn / rel_lstm: short-term buffer size ν", config::range(1, 10'000'000));
+    v("rho", rho, "rel_rnn / rel_lstm: relevant set size ρ", config::range(0, 10'000'000));
     v("attk", attk, "sab: store every attk-th state (truncation window: train.bptt)",
-      config::at_least(1));
-    v("ktop", ktop, "sab: attend the top-k memories", config::at_least(1));
+      config::range(1, 10'000'000));
+    v("ktop", ktop, "sab: attend the top-k memories", config::range(1, 10'000'000));
     v("stable_lambda", stable_lambda, "stable_rnn / stable_lstm: contraction bound λ",
       config::positive());
     v("stable_variant", stable_variant,

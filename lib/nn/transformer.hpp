@@ -67,30 +67,30 @@ struct TransformerConfig {
 
   template <class V>
   void visit(V& v) {
-    v("layers", layers, "decoder blocks L", config::at_least(1));
-    v("d_model", d_model, "model width E (a multiple of heads)", config::at_least(1));
-    v("heads", heads, "attention heads H per layer", config::at_least(1));
-    v("d_ff", d_ff, "feed-forward inner width F", config::at_least(1));
+    v("layers", layers, "decoder blocks L", config::range(1, 1024));
+    v("d_model", d_model, "model width E (a multiple of heads)", config::range(1, 65536));
+    v("heads", heads, "attention heads H per layer", config::range(1, 4096));
+    v("d_ff", d_ff, "feed-forward inner width F", config::range(1, 1'048'576));
     v("attention", attention,
       "head groups per layer: a kind (all heads) or kind:count,... summing to heads; kinds "
       "full | local | routing | random | smyrf | lsh");
     v("routing_layers", routing_layers,
       "routing/random/smyrf/lsh heads only in the last n layers, local before (0 = all)",
-      config::non_negative());
+      config::range(0, 1024));
     v("window", window, "w: local block, cluster and chunk size of the sparse kinds",
-      config::at_least(1));
+      config::range(1, 10'000'000));
     v("local_window", local_window, "local heads' block size (0 = window)",
-      config::non_negative());
+      config::range(0, 10'000'000));
     v("clusters", clusters, "routing: centroids k; lsh: hash buckets (1 or even)",
-      config::at_least(1));
+      config::range(1, 1'000'000));
     v("rounds", rounds, "smyrf / lsh: hash rounds; random: random assignments",
-      config::at_least(1));
+      config::range(1, 1024));
     v("ema_decay", ema_decay, "routing: centroid EMA decay", config::range(0.0, 1.0));
     v("qk_norm", qk_norm, "layer norm without gain on each head's queries and keys");
     v("relative_positions", relative_positions,
       "M: learned attention-score bias per head and query-key distance, clipped to M - 1 "
       "(0 = off)",
-      config::non_negative());
+      config::range(0, 10'000'000));
     v("shared_qk", shared_qk,
       "routing and lsh heads use their queries as keys (Reformer, Routing Transformer); a "
       "token's own key is then masked unless nothing else is visible");

@@ -65,9 +65,9 @@ struct AgentConfig {
       "recurrent core: none | lstm | momentum_lstm | adam_lstm | rmsprop_lstm | rel_lstm",
       config::one_of({"none", "lstm", "momentum_lstm", "adam_lstm", "rmsprop_lstm", "rel_lstm"}));
     v("hidden", hidden, "hidden units H of the core (ignored by none: H = 64)",
-      config::at_least(1));
-    v("nu", nu, "rel_lstm: short-term buffer size ν", config::at_least(1));
-    v("rho", rho, "rel_lstm: relevant set size ρ", config::non_negative());
+      config::range(1, 65536));
+    v("nu", nu, "rel_lstm: short-term buffer size ν", config::range(1, 10'000'000));
+    v("rho", rho, "rel_lstm: relevant set size ρ", config::range(0, 10'000'000));
     v("mu", mu, "momentum cells: momentum μ", config::range(0.0, 1.0));
     v("s", s, "momentum cells: step size s", config::positive());
     v("beta", beta, "adam_lstm / rmsprop_lstm: second-moment decay β", config::range(0.0, 1.0));

@@ -65,14 +65,15 @@ struct PpoConfig {
 
   template <class V>
   void visit(V& v) {
-    v("procs", procs, "parallel environments", config::at_least(1));
+    v("procs", procs, "parallel environments", config::range(1, 65536));
     v("frames_per_proc", frames_per_proc, "frames per environment per rollout",
-      config::at_least(1));
+      config::range(1, 10'000'000));
     v("epochs", epochs, "passes over each rollout", config::at_least(1));
-    v("batch", batch, "frames per minibatch (a multiple of recurrence)", config::at_least(1));
+    v("batch", batch, "frames per minibatch (a multiple of recurrence)",
+      config::range(1, 10'000'000));
     v("recurrence", recurrence,
       "chunk length for truncated BPTT (divides frames_per_proc and batch; 1 for core none)",
-      config::at_least(1));
+      config::range(1, 10'000'000));
     v("gamma", gamma, "discount γ", config::range(0.0, 1.0));
     v("gae_lambda", gae_lambda, "GAE λ", config::range(0.0, 1.0));
     v("entropy_coef", entropy_coef, "entropy bonus coefficient", config::non_negative());
@@ -82,7 +83,8 @@ struct PpoConfig {
       "odd epochs use chunks shifted by recurrence/2 (torch-ac); step-wise cores only", config::any());
     v("frames", frames, "total environment frames (> 0 overrides train.steps)",
       config::non_negative());
-    v("return_window", return_window, "episodes in the running mean return", config::at_least(1));
+    v("return_window", return_window, "episodes in the running mean return",
+      config::range(1, 10'000'000));
     v("eval_episodes", eval_episodes,
       "validation: 0 = the running mean of training episodes; > 0 = fresh seeded episodes",
       config::non_negative());

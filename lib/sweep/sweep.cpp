@@ -257,7 +257,7 @@ std::vector<Run> expand(const Spec& spec) {
 }
 
 std::vector<std::string> run_arguments(const Spec& spec, const Run& run, int64_t threads,
-                                       bool resume) {
+                                       bool resume, bool force_threads) {
   std::vector<std::string> a{spec.experiment, "--config", run.config};
   for (const auto& [k, v] : run.sets) {
     a.push_back("--set");
@@ -268,6 +268,7 @@ std::vector<std::string> run_arguments(const Spec& spec, const Run& run, int64_t
                                std::string("--threads"), std::to_string(threads),
                                std::string("-q")})
     a.push_back(x);
+  if (force_threads) a.push_back("--force-threads");
   if (resume) a.push_back("--resume");
   return a;
 }

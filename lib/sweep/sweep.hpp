@@ -54,9 +54,9 @@ std::vector<Run> expand(const Spec& spec);
 
 // The arguments of the experiment's command line for a run (after the program name):
 // <experiment> --config C --set k=v ... --seed S --out OUT --run-id ID --threads N -q
-// [--resume].
+// [--force-threads] [--resume].
 std::vector<std::string> run_arguments(const Spec& spec, const Run& run, int64_t threads,
-                                       bool resume);
+                                       bool resume, bool force_threads = false);
 
 enum class State { kPending, kRunning, kInterrupted, kDone, kFailed };
 const char* state_name(State s);

@@ -1,15 +1,17 @@
 // The flow every experiment binary shares, from argv to results:
 //   parse the command line -> resolve the config (defaults < --demo < --config files <
-//   --set; with --resume the run's saved config.yaml comes first) -> build the
-//   experiment (config mistakes fail here, before anything is written) -> create the
-//   run directory and write config.yaml -> train -> summary.json, runs.csv, a table.
+//   --set; with --resume the run's saved config.yaml comes first) -> cap the threads to
+//   the cores -> estimate the memory and refuse a run above --max-memory (default: the
+//   memory available) -> build the experiment (config mistakes fail here, before
+//   anything is written) -> create the run directory and write config.yaml -> train ->
+//   summary.json, runs.csv, a table.
 // Errors print one line "seqbench <name>: error: ..." and exit 2 for config and
 // command-line mistakes, 1 for everything else; Ctrl-C writes a checkpoint and exits 130.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
 
@@ -19,6 +21,7 @@
 #include "core/fs.hpp"
 #include "core/threads.hpp"
 #include "report/run_id.hpp"
+#include "train/memory_estimate.hpp"
 #include "train/run_record.hpp"
 #include "train/signals.hpp"
 #include "train/trainer.hpp"
@@ -32,6 +35,9 @@ struct AppSpec {
   std::string demo_yaml;    // the embedded default (--demo)
   // Identity columns of runs.csv for a resolved config (label, task, model, data ...).
   std::function<RunIdentity(const Cfg&, Exp&)> identity;
+  // The memory the resolved config needs (lib/train/memory_estimate.hpp), computed before
+  // the experiment is built; --dump-config prints it and a run above the limit is refused.
+  std::function<MemoryEstimate(const Cfg&)> memory;
   // Optional: extra options on the app, and a different action than training on a
   // saved run (e.g. evaluating its checkpoint): when on_saved_run() says so, the run's
   // config is loaded as for --resume and alternative(cfg, exp, checkpoint) replaces
@@ -111,26 +117,42 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
       cfg.output.run_id = id;
       if (opts.resume) check_resume_config(saved_yaml, config::to_yaml(cfg), run_dir);
     }
-    if (opts.dump_config && !spec.adjust) {
+    const MemoryLimit limit = memory_limit(opts.max_memory);
+    // The resolved config, then the memory estimate as YAML comments (still a valid config).
+    auto dump = [&] {
       fmt::print("{}", config::to_yaml(cfg));
+      if (spec.memory) fmt::print("{}", memory_comment(spec.memory(cfg), limit));
       return core::kExitOk;
-    }
+    };
+    if (opts.dump_config && !spec.adjust) return dump();
 
     // Before anything can start OpenMP threads (signals.hpp); unarmed until training.
     install_interrupt_handler(false);
+    // Capped now, said when the run starts (so that a usage error is still one line).
+    std::string threads_warning;
+    cfg.train.threads =
+        core::cap_threads(cfg.train.threads, opts.force_threads, "train.threads", threads_warning);
+    auto warn_threads = [&] {
+      if (!threads_warning.empty())
+        fmt::print(stderr, "seqbench {}: warning: {}\n", spec.name, threads_warning);
+    };
     core::set_threads(cfg.train.threads);
     backend::set_gemm_impl(backend::parse_gemm_impl(cfg.train.gemm));
     if (spec.action) {
       const int rc = spec.action(cfg);
       if (rc >= 0) return rc;
     }
+    // Before the experiment allocates its model, optimizer and data, and before any file of
+    // the run is written.
+    if (spec.memory) check_memory(spec.memory(cfg), limit);
     Exp exp(cfg);
     if (spec.adjust) spec.adjust(cfg, exp);
-    if (opts.dump_config) {
-      fmt::print("{}", config::to_yaml(cfg));
-      return core::kExitOk;
+    if (opts.dump_config) return dump();
+    if (saved_run) {
+      Checkpoint saved = load_checkpoint(run_dir + "/checkpoint.sbck");
+      warn_threads();
+      return spec.alternative(cfg, exp, saved);
     }
-    if (saved_run) return spec.alternative(cfg, exp, load_checkpoint(run_dir + "/checkpoint.sbck"));
 
     Checkpoint ck;
     int64_t resume_step = 0;
@@ -169,12 +191,14 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
     // checkpoint that does not fit leaves the run as it was.
     if (opts.resume) {
       trainer.resume(ck);
+      ck = Checkpoint{};  // restored: its copy of the parameters is not needed any more
       files.continue_after(resume_step);
       // The damaged latest checkpoint must not become the next "previous" one.
       if (from_previous) core::link_replace(previous, latest);
     }
     files.write_config(config::to_yaml(cfg));
     if (spec.on_start) spec.on_start(exp, files, opts.resume, resume_step);
+    warn_threads();
     if (!opts.quiet)
       fmt::print(stderr, "seqbench {}: {} run {} -> {}\n", spec.name,
                  opts.resume ? "resuming" : "starting", cfg.output.run_id, files.dir());

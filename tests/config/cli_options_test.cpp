@@ -67,6 +67,9 @@ TEST(CommonOptions, ParsesEveryOption) {
                      "18446744073709551615",
                      "--threads",
                      "3",
+                     "--force-threads",
+                     "--max-memory",
+                     "1.5G",
                      "--out",
                      "res",
                      "--resume",
@@ -80,6 +83,8 @@ TEST(CommonOptions, ParsesEveryOption) {
   EXPECT_EQ(opts.sets, (std::vector<std::string>{"a.b=1", "c=[1, 2]"}));
   EXPECT_EQ(opts.seed, std::optional<uint64_t>(18446744073709551615ull));
   EXPECT_EQ(opts.threads, std::optional<int>(3));
+  EXPECT_TRUE(opts.force_threads);
+  EXPECT_EQ(opts.max_memory, std::optional<uint64_t>(uint64_t(3) << 29));
   EXPECT_EQ(opts.out, "res");
   EXPECT_TRUE(opts.resume);
   EXPECT_EQ(opts.run_id, "r7");
@@ -95,6 +100,8 @@ TEST(CommonOptions, AbsentOptionsKeepDefaults) {
   EXPECT_TRUE(opts.sets.empty());
   EXPECT_FALSE(opts.seed.has_value());
   EXPECT_FALSE(opts.threads.has_value());
+  EXPECT_FALSE(opts.force_threads);
+  EXPECT_FALSE(opts.max_memory.has_value());
   EXPECT_EQ(opts.out, "");
   EXPECT_FALSE(opts.resume || opts.quiet || opts.dump_config || opts.demo);
 }

@@ -1,0 +1,401 @@
+#include "train/memory_estimate.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+#include "core/check.hpp"
+#include "core/memory.hpp"
+#include "optim/optimizer.hpp"
+
+namespace seqbench::train {
+
+namespace {
+
+constexpr double kF = sizeof(float), kI32 = sizeof(int32_t), kI64 = sizeof(int64_t);
+
+uint64_t clamp_bytes(double b) {
+  if (!(b > 0)) return 0;
+  if (b >= 1.8e19) return std::numeric_limits<uint64_t>::max();
+  return uint64_t(b + 0.5);
+}
+
+uint64_t add_sat(uint64_t a, uint64_t b) {
+  return a > std::numeric_limits<uint64_t>::max() - b ? std::numeric_limits<uint64_t>::max()
+                                                      : a + b;
+}
+
+// Σ_{t=0}^{steps-1} min(t, cap): the attended entries of a growing window.
+double sum_min(double steps, double cap) {
+  if (steps <= 0) return 0;
+  if (steps - 1 <= cap) return steps * (steps - 1) / 2;
+  return cap * (cap + 1) / 2 + cap * (steps - 1 - cap);
+}
+
+bool is_lstm_kind(const std::string& cell) { return cell == "lstm" || cell == "stable_lstm"; }
+bool is_momentum_lstm(const std::string& cell) {
+  return cell == "momentum_lstm" || cell == "adam_lstm" || cell == "rmsprop_lstm" ||
+         cell == "sr_lstm";
+}
+bool is_rnn_kind(const std::string& cell) { return cell == "rnn" || cell == "stable_rnn"; }
+
+// The cells Recurrent<Cell> drives: sizes per batch row (nn/cells/*.hpp).
+struct CellSizes {
+  double proj = 0, state = 0, cache = 0;
+};
+CellSizes cell_sizes(const nn::ModelConfig& m) {
+  const double H = double(m.hidden);
+  if (is_lstm_kind(m.cell)) return {4 * H, 2 * H, 5 * H};
+  if (is_rnn_kind(m.cell)) return {H, H, H};
+  if (m.cell == "momentum_rnn") return {H, 2 * H, H};
+  if (m.cell == "adam_lstm" || m.cell == "rmsprop_lstm") return {4 * H, 10 * H, 13 * H};
+  if (is_momentum_lstm(m.cell)) return {4 * H, 6 * H, 5 * H};
+  return {};
+}
+
+// Recurrent<Cell>::held_bytes() after a training step (nn/recurrent.hpp).
+double driven_bytes(const nn::ModelConfig& m, double T, double B, bool probe) {
+  const CellSizes c = cell_sizes(m);
+  return kF * (T * B * c.proj + (T + 1) * B * c.state + T * B * c.cache + 2 * B * c.state) +
+         (probe ? sizeof(double) * T * B : 0.0);
+}
+
+// AttentiveRecurrent::held_bytes() after a training step (nn/attentive.hpp).
+double attentive_bytes(const nn::ModelConfig& m, double T, double B, bool probe) {
+  const double H = double(m.hidden);
+  const bool lstm = m.cell == "rel_lstm", mem = m.cell == "mem_rnn";
+  const double G = lstm ? 4 * H : H, Sc = lstm ? 2 * H : H, Cc = lstm ? 5 * H : H;
+  const double S = lstm ? 3 * H : 2 * H;
+  const double nu = double(m.nu), rho = double(m.rho);
+  // Attended entries per row over all steps, and the most at one step.
+  const double K = mem ? sum_min(T, T) : sum_min(T, nu) + sum_min(T - nu, rho);
+  const double kmax =
+      mem ? std::max(0.0, T - 1)
+          : std::min(std::max(0.0, T - 1), nu) + std::min(std::max(0.0, T - 1 - nu), rho);
+  const double rel = mem ? 0 : 1;
+  const double floats = T * B * (G + 2 * Sc + Cc + H /* hu */ + H /* q */ + 2 * H /* dh, dhu */) +
+                        B * K /* alpha */ + rel * (T * B + B * rho) + B * S /* final */ + B * kmax +
+                        B * H /* dv_rows */ + 2 * B * Sc + B * H /* dsq */;
+  return kF * floats + kI32 * (B * K + rel * B * rho) + kI64 * (2 * T + 1) +
+         (probe ? sizeof(double) * T * B : 0.0);
+}
+
+// SabLayer::held_bytes() after a training step (nn/sab.hpp).
+double sab_bytes(const nn::ModelConfig& m, double T, double B) {
+  const double H = double(m.hidden), attk = double(m.attk), ktop = double(m.ktop);
+  const double n_mem = std::ceil(T / attk);
+  // Σ_t min(ceil(t / attk), ktop): memories grow by one every attk steps up to ktop.
+  const double full = std::min(T, (ktop - 1) * attk + 1);  // steps before the cap is reached
+  double sel = 0;
+  // For t < full the count is ceil(t / attk): attk steps of each value 1 .. (full-1)/attk.
+  const double q = std::floor(std::max(0.0, full - 1) / attk);
+  const double r = std::max(0.0, full - 1) - q * attk;
+  sel = attk * q * (q + 1) / 2 + r * (q + 1);
+  sel += ktop * std::max(0.0, T - full);
+  const double n_sel = B * sel;
+  const double floats = T * B * (4 * H + 5 * H + H /* hhat */ + H /* dh */ + 1 /* zsum */) +
+                        (T + 1) * B * 2 * H + 2 * n_mem * B /* ms, dms */ + n_sel + n_mem +
+                        2 * ktop + 4 * B * H /* ds, ds_prev */;
+  return kF * floats + kI32 * (n_sel + n_mem) + kI64 * (2 * T + 1);
+}
+
+}  // namespace
+
+void MemoryEstimate::add(std::string name, double bytes, std::vector<std::string> keys) {
+  parts.push_back({std::move(name), clamp_bytes(bytes), std::move(keys)});
+}
+
+uint64_t MemoryEstimate::total() const {
+  uint64_t t = 0;
+  for (const auto& p : parts) t = add_sat(t, p.bytes);
+  return t;
+}
+
+std::vector<std::string> MemoryEstimate::driving_keys() const {
+  // A key's weight is the bytes of the parts it sizes; the keys that size at least half
+  // of the total, heaviest first (ties in the order the parts list them).
+  std::vector<std::pair<std::string, double>> weights;
+  for (const auto& p : parts)
+    for (const auto& k : p.keys) {
+      auto it =
+          std::find_if(weights.begin(), weights.end(), [&](const auto& w) { return w.first == k; });
+      if (it == weights.end())
+        weights.emplace_back(k, double(p.bytes));
+      else
+        it->second += double(p.bytes);
+    }
+  std::stable_sort(weights.begin(), weights.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::string> keys;
+  for (const auto& [k, w] : weights)
+    if (w >= double(total()) / 2 || keys.empty()) keys.push_back(k);
+  return keys;
+}
+
+// ---- recurrent models
+
+int64_t recurrent_params(const nn::ModelConfig& m, int64_t input) {
+  const int64_t H = m.hidden, I = input;
+  if (is_lstm_kind(m.cell)) return 4 * H * I + 4 * H * H + 4 * H;
+  if (is_momentum_lstm(m.cell)) return 4 * H * I + 4 * H * H + 8 * H;
+  if (is_rnn_kind(m.cell)) return H * I + H * H + H + (m.nonlinearity == "modrelu" ? H : 0);
+  if (m.cell == "momentum_rnn") return H * I + H * H + H;
+  if (m.cell == "mem_rnn" || m.cell == "rel_rnn") return H * I + H * H + H + 2 * H * H + H;
+  if (m.cell == "rel_lstm") return 4 * H * I + 4 * H * H + 4 * H + 2 * H * H + H;
+  if (m.cell == "sab") return 4 * H * I + 4 * H * H + 4 * H + 2 * H;
+  SB_CHECK(false, "memory estimate: unknown cell '{}' (internal)", m.cell);
+  return 0;
+}
+
+double recurrent_layer_bytes(const nn::ModelConfig& m, int64_t input, int64_t steps, int64_t batch,
+                             bool probe) {
+  const double T = double(steps), B = double(batch), H = double(m.hidden), I = double(input);
+  if (m.cell == "mem_rnn" || m.cell == "rel_rnn" || m.cell == "rel_lstm")
+    return attentive_bytes(m, T, B, probe);
+  if (m.cell == "sab") return sab_bytes(m, T, B);
+  if (m.cell == "lstm" && m.backend == "onednn") {
+    // backend::DnnlLstm, one cached shape. The primitive reserves about 43 floats per
+    // step, row and hidden unit (held_bytes() reports them) but touches about 15.5 of
+    // them (gates and h, c states in the workspace, y, dy, the backward's gradients of
+    // gates and states), measured as peak RSS with oneDNN 2.7; counted here is what a run
+    // occupies: those, x and dx, the weights' copies (ours, gradients, primitive layouts)
+    // and a few rows. A probe replays the sequence on our own cell, with its own buffers.
+    const double P = double(recurrent_params(m, input));
+    return kF * (15.5 * T * B * H + 4 * T * B * I + 8 * B * H + 3.5 * P) +
+           (probe ? driven_bytes(m, T, B, true) : 0.0);
+  }
+  return driven_bytes(m, T, B, probe);
+}
+
+double onednn_extra_shapes_bytes(const nn::ModelConfig& m, int64_t steps, int64_t batch) {
+  if (!(m.cell == "lstm" && m.backend == "onednn")) return 0;
+  return kF * 6 * double(steps) * double(batch) * double(m.hidden);
+}
+
+double recurrent_workspace_bytes(const nn::ModelConfig& m, int64_t /*input*/) {
+  const double H = double(m.hidden);
+  if (m.cell == "lstm" && m.backend == "onednn") return 0;  // counted in its layer bytes
+  if (m.cell == "mem_rnn" || m.cell == "rel_rnn") return kF * 3 * H * H;  // w_hᵀ, u_aᵀ, v_aᵀ
+  if (m.cell == "rel_lstm") return kF * (4 * H * H + 2 * H * H);
+  return kF * H * cell_sizes(m).proj + (m.cell == "sab" ? kF * 4 * H * H : 0.0);
+}
+
+// ---- the Transformer LM
+
+int64_t transformer_params(const nn::TransformerConfig& c, int64_t vocab, int64_t max_len) {
+  const int64_t E = c.d_model, F = c.d_ff, V = vocab;
+  int64_t n = V * E + V;  // token table (also the tied output), output bias
+  if (c.positions == "learned") n += max_len * E;
+  if (!c.tie_embeddings) n += V * E;
+  const int64_t layer = 2 * E + 3 * E * E + 3 * E + E * E + E + c.heads * c.relative_positions +
+                        2 * E + F * E + F + E * F + E;
+  return n + c.layers * layer + 2 * E;
+}
+
+double transformer_activation_bytes(const nn::TransformerConfig& c, int64_t max_len, int64_t batch,
+                                    int64_t n_tokens, int threads) {
+  const double B = double(batch), n = double(n_tokens), BN = B * n, E = double(c.d_model);
+  const double F = double(c.d_ff), Hh = double(c.heads), Dh = E / Hh, W = double(c.window);
+  const double drop = c.dropout > 0 ? 1 : 0, L = double(c.layers);
+  const double th = std::max(1, threads);
+  // The model: residual streams, final norm, their gradients, dropout on the embedding,
+  // ids, final layer-norm statistics, sinusoidal table.
+  double floats = (L + 1) * BN * E + 4 * BN * E + drop * BN * E + 2 * BN +
+                  (c.positions == "sinusoidal" ? double(max_len) * E : 0.0);
+  double other = kI32 * BN;
+  for (int64_t l = 0; l < c.layers; ++l) {
+    // Block: LN1(x), attention out, h, LN2(h), FFN out and four gradients; the FFN's
+    // u, act(u), du; two dropout masks; layer-norm statistics.
+    floats += 9 * BN * E + 3 * BN * F + drop * 2 * BN * E + 4 * BN;
+    // Attention: qkv, merged heads, their gradients.
+    floats += 8 * BN * E;
+    for (const nn::HeadGroup& g : nn::layer_head_groups(c, l)) {
+      const double hg = double(g.heads), X = B * hg * n * Dh, slices = B * hg;
+      const bool shared = c.shared_qk && (g.kind == "routing" || g.kind == "lsh");
+      const double k_copies = shared ? 0 : 1;
+      floats += (3 + k_copies) * X + 4 * X;  // q, k, v, o; dq, dk, dv, dout
+      if (c.qk_norm) floats += (2 + 2 * k_copies) * X + 2 * slices * n * (1 + k_copies);
+      if (c.commitment > 0 && g.kind == "routing") floats += (1 + k_copies) * X;
+      // The core (nn/attention/attention.hpp): per occurrence lse, w, o_occ and the
+      // structure's query and key indices (and a self flag for the hashing kinds).
+      const bool hashing = g.kind == "smyrf" || g.kind == "lsh";
+      const double rounds = (hashing || g.kind == "random") ? double(c.rounds) : 1;
+      const double occ = slices * n * rounds;
+      floats += occ * (Dh + 2);
+      other += occ * (2 * kI32 + (hashing ? 1 : 0)) + kI64 * (slices + 1) +
+               16 * occ / 64;  // groups: one per 64 or more occurrences
+      if (c.relative_positions > 0) floats += slices * double(c.relative_positions);
+      // Per-thread workspaces: score blocks of (rows x keys), gathered rows for the
+      // kinds that are not contiguous, per-occurrence and per-token scalars.
+      const double w = g.kind == "local" && c.local_window > 0 ? double(c.local_window) : W;
+      double rows = 64, keys = n;
+      if (g.kind != "full") {
+        rows = std::min({128.0, w, n});
+        keys = std::min(n, g.kind == "random" ? w : 2 * w);
+      }
+      const bool gathers = g.kind != "full" && g.kind != "local";
+      floats += th * (rows * Dh + (gathers ? 2 * rows * Dh + 4 * keys * Dh : 0.0) +
+                      2 * rows * keys + rows + 2 * n * rounds + 2 * n);
+      // Structure builders' scratch and the routing centroids.
+      if (hashing) other += th * (4 * kI32 * n * rounds + 2 * kF * n * (Dh + 2));
+      if (g.kind == "random") other += th * kI32 * n * rounds;
+      if (g.kind == "routing") {
+        const double k = double(c.clusters);
+        other += th * 3 * kI32 * n;
+        floats += hg * k * Dh + k * Dh + 256 * (Dh + k);
+      }
+    }
+  }
+  return kF * floats + other;
+}
+
+// ---- parts every run has
+
+int optimizer_slots(const optim::OptimConfig& o) {
+  return optim::make_optimizer<float>(o)->n_slots();
+}
+
+void add_parameters(MemoryEstimate& e, int64_t n, const optim::OptimConfig& o,
+                    const std::vector<std::string>& keys) {
+  const int slots = optimizer_slots(o);
+  const double N = double(n);
+  e.add(fmt::format("parameters ({} floats)", n), kF * N, keys);
+  e.add("gradients", kF * N, keys);
+  if (slots > 0)
+    e.add(fmt::format("optimizer slots ({}: {})", o.name, slots), kF * slots * N, keys);
+  e.add("checkpoint copies (written, then read back)", 2 * kF * (1 + slots) * N, keys);
+}
+
+void add_recurrent(MemoryEstimate& e, const nn::ModelConfig& m, const optim::OptimConfig& o,
+                   int64_t input, int64_t steps, int64_t batch, bool probe, int64_t extra_params,
+                   const std::vector<std::string>& size_keys) {
+  const std::string hidden = key("model.hidden", m.hidden);
+  add_parameters(e, recurrent_params(m, input) + extra_params, o, {hidden});
+  std::vector<std::string> keys{hidden};
+  keys.insert(keys.end(), size_keys.begin(), size_keys.end());
+  if (m.cell == "mem_rnn") keys.push_back("model.cell=mem_rnn");
+  e.add(fmt::format("activations ({} layer{})", m.cell, m.backend == "onednn" ? ", onednn" : ""),
+        recurrent_layer_bytes(m, input, steps, batch, probe), keys);
+  e.add("transposed recurrent weights", recurrent_workspace_bytes(m, input), {hidden});
+}
+
+void add_transformer(MemoryEstimate& e, const nn::TransformerConfig& c, const optim::OptimConfig& o,
+                     int64_t vocab, int64_t max_len, int64_t batch, int64_t n, int threads,
+                     const std::vector<std::string>& size_keys,
+                     const std::vector<std::string>& vocab_keys) {
+  std::vector<std::string> width{key("model.d_model", c.d_model), key("model.layers", c.layers)};
+  std::vector<std::string> pkeys = width;
+  pkeys.insert(pkeys.end(), vocab_keys.begin(), vocab_keys.end());
+  add_parameters(e, transformer_params(c, vocab, max_len), o, pkeys);
+  std::vector<std::string> akeys = width;
+  akeys.push_back(key("model.d_ff", c.d_ff));
+  akeys.insert(akeys.end(), size_keys.begin(), size_keys.end());
+  e.add("activations (transformer)", transformer_activation_bytes(c, max_len, batch, n, threads),
+        akeys);
+  std::vector<std::string> lkeys = size_keys;
+  lkeys.insert(lkeys.end(), vocab_keys.begin(), vocab_keys.end());
+  const double BN = double(batch) * double(n);
+  e.add(fmt::format("logits and their gradient (vocabulary {})", vocab),
+        2 * kF * BN * double(vocab) + 2 * kI32 * BN + kF * BN, lkeys);
+}
+
+uint64_t file_bytes(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  return uint64_t(st.st_size);
+}
+
+bool idx_images_header(const std::string& path, int64_t& count, int64_t& pixels) {
+  std::ifstream f(path, std::ios::binary);
+  unsigned char h[16];
+  if (!f.read(reinterpret_cast<char*>(h), sizeof h)) return false;
+  const auto u32 = [&](int at) {
+    return int64_t(h[at]) << 24 | int64_t(h[at + 1]) << 16 | int64_t(h[at + 2]) << 8 |
+           int64_t(h[at + 3]);
+  };
+  if (u32(0) != 0x00000803) return false;
+  count = u32(4);
+  pixels = u32(8) * u32(12);
+  return true;
+}
+
+CorpusSize corpus_size(const data::CorpusConfig& c) {
+  std::array<std::string, 3> files;
+  if (c.dir.empty()) {
+    files = {c.path, "", ""};
+  } else {
+    std::array<std::string, 3> names = {"train.txt", "valid.txt", "test.txt"};
+    if (c.format == "ptb_char")
+      names = {"ptb.char.train.txt", "ptb.char.valid.txt", "ptb.char.test.txt"};
+    if (c.format == "ptb_word") names = {"ptb.train.txt", "ptb.valid.txt", "ptb.test.txt"};
+    if (c.format == "wikitext")
+      names = {"wiki.train.tokens", "wiki.valid.tokens", "wiki.test.tokens"};
+    for (size_t i = 0; i < 3; ++i) files[i] = c.dir + "/" + names[i];
+  }
+  CorpusSize s;
+  for (const auto& f : files) s.bytes += double(f.empty() ? 0 : file_bytes(f));
+  const double train_bytes = c.dir.empty()
+                                 ? s.bytes * std::max(0.0, 1 - c.valid_fraction - c.test_fraction)
+                                 : double(file_bytes(files[0]));
+  const bool char_text = c.format == "text" && c.level == "char";
+  const double per_token = char_text ? 1 : c.format == "ptb_char" ? 2 : 5;
+  s.tokens = s.bytes / per_token;
+  s.train_tokens = train_bytes / per_token;
+  s.vocab = char_text                ? 256
+            : c.format == "ptb_char" ? 50
+            : c.format == "ptb_word"
+                ? 10000
+                : std::max(1.0, std::min(s.train_tokens,
+                                         30 * std::sqrt(s.train_tokens / double(c.min_count))));
+  return s;
+}
+
+// ---- the limit
+
+MemoryLimit memory_limit(const std::optional<uint64_t>& max_memory) {
+  if (max_memory) return {*max_memory, "--max-memory"};
+  const core::AvailableMemory a = core::available_memory();
+  return {a.bytes, a.source};
+}
+
+void check_memory(const MemoryEstimate& e, const MemoryLimit& limit) {
+  const uint64_t total = e.total();
+  if (limit.bytes == 0 || total <= limit.bytes) return;
+  const MemoryPart* largest = nullptr;
+  for (const auto& p : e.parts)
+    if (!largest || p.bytes > largest->bytes) largest = &p;
+  const std::vector<std::string> keys = e.driving_keys();
+  throw core::UsageError(fmt::format(
+      "memory estimate {} is above the limit of {} ({}); largest part: {} {}; sized by {} "
+      "(hint: lower {}, or set --max-memory; --dump-config lists every part)",
+      core::format_bytes(total), core::format_bytes(limit.bytes), limit.source,
+      largest ? largest->name : "?", largest ? core::format_bytes(largest->bytes) : "?",
+      keys.empty() ? std::string("the sizes in the config")
+                   : fmt::format("{}", fmt::join(keys, ", ")),
+      keys.size() == 1 ? "it" : "them"));
+}
+
+std::string memory_comment(const MemoryEstimate& e, const MemoryLimit& limit) {
+  const uint64_t total = e.total();
+  std::string out = fmt::format("# memory estimate: {}", core::format_bytes(total));
+  if (limit.bytes > 0)
+    out += fmt::format(" (limit {}, {}{})", core::format_bytes(limit.bytes), limit.source,
+                       total > limit.bytes ? "; a run would be refused" : "");
+  out += "\n";
+  size_t width = 0;
+  for (const auto& p : e.parts) width = std::max(width, p.name.size());
+  for (const auto& p : e.parts) {
+    std::string line =
+        fmt::format("#   {:<{}}  {:>10}", p.name, width, core::format_bytes(p.bytes));
+    if (!p.keys.empty()) line += fmt::format("  {}", fmt::join(p.keys, ", "));
+    out += core::one_line(line) + "\n";
+  }
+  return out;
+}
+
+}  // namespace seqbench::train
