@@ -260,7 +260,6 @@ DnnlLstm::DnnlLstm(DnnlLstm&&) noexcept = default;
 DnnlLstm& DnnlLstm::operator=(DnnlLstm&&) noexcept = default;
 
 int64_t DnnlLstm::input_size() const { return impl_->I; }
-int64_t DnnlLstm::hidden_size() const { return impl_->H; }
 
 void DnnlLstm::forward(int64_t T, int64_t B, const float* x, const float* h0, const float* c0,
                        const float* w_x, const float* w_h, const float* b, float* y, float* hT,

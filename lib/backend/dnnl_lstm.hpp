@@ -36,7 +36,6 @@ class DnnlLstm {
   DnnlLstm& operator=(const DnnlLstm&) = delete;
 
   int64_t input_size() const;
-  int64_t hidden_size() const;
 
   // Training forward over a whole sequence; keeps the workspace for backward.
   // x (T, B, I); h0, c0 (B, H) or nullptr = zeros; w_x (I, 4H); w_h (H, 4H); b (4H).

@@ -4,14 +4,16 @@
 #include <cmath>
 
 #include "backend/gemm.hpp"
+#include "core/buffer.hpp"
 #include "core/check.hpp"
 #include "nn/fast_math.hpp"
 #include "nn/parallel.hpp"
 
 namespace seqbench::nn {
 
-using backend::Trans;
+using core::grow;
 
+using backend::Trans;
 
 template <class T>
 typename AttentiveRecurrent<T>::Kind AttentiveRecurrent<T>::parse_kind(const std::string& name,
@@ -101,9 +103,6 @@ int64_t AttentiveRecurrent<T>::admit_relevant(int64_t rho, int32_t* slot_idx, T*
 
 template <class T>
 void AttentiveRecurrent<T>::reserve(int64_t steps, int64_t b) {
-  const auto grow = [](auto& v, int64_t n) {
-    if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
-  };
   const int64_t H = h_;
   kappa_.assign(static_cast<size_t>(steps), 0);
   att_off_.assign(static_cast<size_t>(steps + 1), 0);
@@ -338,9 +337,6 @@ void AttentiveRecurrent<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx,
   core::check_shape(dy, core::Shape{steps, b, H}, "AttentiveRecurrent.backward dy");
   if (dx.data) core::check_shape(dx, x_.shape, "AttentiveRecurrent.backward dx");
   if (ds0.data) core::check_shape(ds0, core::Shape{b, S}, "AttentiveRecurrent.backward ds0");
-  const auto grow = [](auto& vec, int64_t n) {
-    if (static_cast<int64_t>(vec.size()) < n) vec.resize(static_cast<size_t>(n));
-  };
   grow(dh_, steps * b * H);
   grow(dhu_, steps * b * H);
   grow(ds_, b * sc);

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "nn/parallel.hpp"
+#include "core/buffer.hpp"
 #include "nn/sequence_layer.hpp"
 
 namespace seqbench::nn {
@@ -107,7 +108,7 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
     core::check_shape(dy, core::Shape{steps, b, H}, "Recurrent.backward dy");
     if (dh_norms) {
       dh_norms->assign(static_cast<size_t>(steps), 0.0);
-      grow(dh_sq_, steps * b);
+      core::grow(dh_sq_, steps * b);
     }
     std::fill_n(ds_.data(), b * S, T(0));
     const T* st = states_.data();
@@ -166,16 +167,12 @@ class Recurrent : public SequenceLayer<typename Cell::Scalar> {
   // Whether a step has enough work to give each thread its own slice of rows.
   bool split_rows(int64_t b) const { return b * cell_.proj_size() >= kRowParallelMin; }
 
-  template <class V>
-  static void grow(std::vector<V>& v, int64_t n) {
-    if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
-  }
   void reserve(int64_t steps, int64_t b) {
-    grow(xp_, steps * b * cell_.proj_size());
-    grow(states_, (steps + 1) * b * cell_.state_size());
-    grow(cache_, steps * b * cell_.cache_size());
-    grow(ds_, b * cell_.state_size());
-    grow(ds_prev_, b * cell_.state_size());
+    core::grow(xp_, steps * b * cell_.proj_size());
+    core::grow(states_, (steps + 1) * b * cell_.state_size());
+    core::grow(cache_, steps * b * cell_.cache_size());
+    core::grow(ds_, b * cell_.state_size());
+    core::grow(ds_prev_, b * cell_.state_size());
   }
 
   Cell cell_;

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/buffer.hpp"
 #include "core/check.hpp"
 #include "nn/fast_math.hpp"
 
 namespace seqbench::nn {
+
+using core::grow;
 
 namespace {
 
@@ -83,9 +86,6 @@ void SabLayer<T>::sparsify_backward(int64_t n, int64_t ktop, const T* a, T z, co
 
 template <class T>
 void SabLayer<T>::reserve(int64_t steps, int64_t b) {
-  const auto grow = [](auto& v, int64_t n) {
-    if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
-  };
   const int64_t H = h_, S = 2 * H;
   n_mem_ = mem_count(steps, opt_.attk);
   kappa_.assign(static_cast<size_t>(steps), 0);
@@ -172,9 +172,6 @@ void SabLayer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::Vie
   core::check_shape(dy, core::Shape{steps, b, H}, "SabLayer.backward dy");
   if (dx.data) core::check_shape(dx, x_.shape, "SabLayer.backward dx");
   if (ds0.data) core::check_shape(ds0, core::Shape{b, S}, "SabLayer.backward ds0");
-  const auto grow = [](std::vector<T>& vec, int64_t n) {
-    if (static_cast<int64_t>(vec.size()) < n) vec.resize(static_cast<size_t>(n));
-  };
   grow(dh_, steps * b * H);
   grow(dms_, n_mem_ * b);
   grow(ds_, b * S);

@@ -3,16 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/buffer.hpp"
 #include "core/check.hpp"
 
 namespace seqbench::rl {
 
-namespace {
-template <class T>
-void grow(std::vector<T>& v, int64_t n) {
-  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
-}
-}  // namespace
+using core::grow;
 
 template <class T>
 Conv2dT<T>::Conv2dT(core::ParamStoreT<T>& ps, const std::string& name, int64_t in_ch,

@@ -3,9 +3,12 @@
 #include <numeric>
 
 #include "backend/gemm.hpp"
+#include "core/buffer.hpp"
 #include "nn/attention/kinds.hpp"
 
 namespace seqbench::nn {
+
+using core::grow;
 
 using backend::Trans;
 
@@ -13,11 +16,6 @@ namespace {
 
 // Rows hashed per projection product (LSH): bounds the (rows, L nb / 2) scratch.
 constexpr int64_t kHashRows = 128;
-
-template <class T>
-void grow(std::vector<T>& v, int64_t n) {
-  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
-}
 
 // order (n) = tokens sorted by z[t * stride] (ties: earlier token first).
 template <class T>

@@ -3,19 +3,17 @@
 #include <numeric>
 
 #include "backend/gemm.hpp"
+#include "core/buffer.hpp"
 #include "core/check.hpp"
 #include "nn/attention/kinds.hpp"
 
 namespace seqbench::nn {
 
+using core::grow;
+
 using backend::Trans;
 
 namespace {
-
-template <class T>
-void grow(std::vector<T>& v, int64_t n) {
-  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
-}
 
 // dst (n, d) = rows of x scaled to unit length (zero rows stay zero).
 template <class T>
