@@ -40,7 +40,7 @@ TransformerLmExperiment::TransformerLmExperiment(std::string app, LmMetric metri
     throw core::UsageError(fmt::format(
         "train.bptt: {} has no meaning for a Transformer (hint: leave it 0; {})", train_cfg.bptt,
         bptt_hint));
-  nn::validate(model_cfg);  // config mistakes before the (slow) data load
+  nn::check_rules(model_cfg);  // config mistakes before the (slow) data load
 }
 
 void TransformerLmExperiment::build_model(int64_t vocab, int64_t context,

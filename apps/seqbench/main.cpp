@@ -18,6 +18,7 @@ namespace seqbench::apps {
 int report_main(int argc, char** argv);   // report_main.cpp
 int compare_main(int argc, char** argv);  // report_main.cpp
 int sweep_main(int argc, char** argv);    // sweep_main.cpp
+int list_main(int argc, char** argv);     // list_main.cpp
 }  // namespace seqbench::apps
 
 namespace {
@@ -52,6 +53,9 @@ const Entry kCommands[] = {
      "`report attention approx|jsd RUN_DIR` (docs/report.md)"},
     {"compare", seqbench::apps::compare_main,
      "one row per model from a runs.csv: `compare results/copy/runs.csv`"},
+    {"list", seqbench::apps::list_main,
+     "the registered cells, agent cores, attention kinds and environments: `list [cells]` "
+     "(docs/models.md)"},
     {"sweep", seqbench::apps::sweep_main,
      "seeds x grid from a sweep file, here (--jobs N) or on Slurm: `sweep SPEC`, "
      "`sweep status SPEC` (docs/sweeps.md)"},

@@ -32,7 +32,7 @@ nn::AttentionConfig approx_config(const std::string& kind, int64_t w, int64_t n,
   } else if (kind == "random") {
     c.window = 2 * w;  // a random cluster's query sees the cluster's earlier keys: <= 2w
   }
-  nn::validate(c);  // an unknown kind: UsageError naming the kinds
+  nn::check_rules(c);  // an unknown kind: UsageError naming the kinds
   return c;
 }
 

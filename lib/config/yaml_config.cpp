@@ -15,6 +15,7 @@
 #include <system_error>
 
 #include "core/check.hpp"
+#include "core/text.hpp"
 
 namespace seqbench::config::detail {
 namespace {
@@ -29,37 +30,8 @@ std::string describe_node(const YAML::Node& node) {
   return "'" + s + "'";
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return s;
-}
-
-// Optimal string alignment distance: edits plus adjacent transpositions ("modle" -> "model").
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  const std::size_t n = a.size(), m = b.size();
-  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
-  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= n; ++i) {
-    for (std::size_t j = 1; j <= m; ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[n][m];
-}
-
-std::string join(const std::vector<std::string>& items, const char* sep) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += sep;
-    out += items[i];
-  }
-  return out;
-}
+using core::join;
+using core::lower;
 
 std::string unknown_key_message(const std::string& key, const std::string& prefix,
                                 const std::vector<std::string>& names, const Source& src) {
@@ -79,8 +51,6 @@ std::string unknown_key_message(const std::string& key, const std::string& prefi
   return msg + fmt::format(" (valid keys here: {})", join(names, ", "));
 }
 
-std::string format_bound(double x) { return fmt::format("{}", x); }
-
 [[noreturn]] void internal_constraint_error(const Where& where, std::string_view constraint,
                                             std::string_view what) {
   throw core::Error(
@@ -92,12 +62,8 @@ const char* constraint_name(Constraint::Kind kind) {
   switch (kind) {
     case Constraint::Kind::kAny:
       return "any()";
-    case Constraint::Kind::kGreater:
-      return "positive()";
-    case Constraint::Kind::kAtLeast:
-      return "at_least()";
-    case Constraint::Kind::kRange:
-      return "range()";
+    case Constraint::Kind::kInterval:
+      return "an interval (range(), positive(), ...)";
     case Constraint::Kind::kOneOf:
       return "one_of()";
   }
@@ -240,28 +206,11 @@ std::string decode_string(const YAML::Node& node, const Where& where) {
 }
 
 void check_number(const Constraint& c, double value, const YAML::Node& node, const Where& where) {
-  std::string rule;
-  switch (c.kind) {
-    case Constraint::Kind::kAny:
-      return;
-    case Constraint::Kind::kGreater:
-      if (value > c.lo) return;
-      rule = "> " + format_bound(c.lo);
-      break;
-    case Constraint::Kind::kAtLeast:
-      if (value >= c.lo) return;
-      rule = ">= " + format_bound(c.lo);
-      break;
-    case Constraint::Kind::kRange:
-      if (value >= c.lo && value <= c.hi) return;
-      rule = fmt::format("in [{}, {}]", format_bound(c.lo), format_bound(c.hi));
-      break;
-    case Constraint::Kind::kOneOf:
-      internal_constraint_error(where, "one_of()", "a number");
-  }
+  if (c.kind == Constraint::Kind::kOneOf) internal_constraint_error(where, "one_of()", "a number");
+  if (c.admits(value)) return;
   // Show the value as written ("1e-3", not "0.001") so it can be found in the source.
   fail(*where.src, where.mark,
-       fmt::format("{}: must be {}, got {}", where.path, rule, node.Scalar()));
+       fmt::format("{}: must be {}, got {}{}", where.path, c.rule(), node.Scalar(), c.hint_suffix()));
 }
 
 void check_string(const Constraint& c, const std::string& value, const Where& where) {
@@ -273,6 +222,7 @@ void check_string(const Constraint& c, const std::string& value, const Where& wh
       fmt::format("{}: must be one of {}, got '{}'", where.path, join(c.choices, ", "), value);
   if (std::string best = nearest_key(value, c.choices); !best.empty())
     msg += fmt::format(" (did you mean '{}'?)", best);
+  msg += c.hint_suffix();
   fail(*where.src, where.mark, msg);
 }
 
@@ -310,21 +260,7 @@ void check_keys(const YAML::Node& map, const std::vector<std::string>& names,
 }
 
 std::string nearest_key(const std::string& key, const std::vector<std::string>& candidates) {
-  const std::string lkey = lower(key);
-  std::string best;
-  std::size_t best_distance = std::string::npos;
-  for (const std::string& candidate : candidates) {
-    const std::size_t d = edit_distance(lkey, lower(candidate));
-    // About one edit per three characters: "lrr" -> "lr", "sched" -> "schedule", but not
-    // "lr" -> "T".
-    const std::size_t limit =
-        std::max<std::size_t>(1, (std::max(key.size(), candidate.size()) + 2) / 3);
-    if (d <= limit && d < best_distance) {
-      best = candidate;
-      best_distance = d;
-    }
-  }
-  return best;
+  return core::nearest(key, candidates);
 }
 
 namespace {

@@ -129,7 +129,7 @@ int64_t count_lines(std::string_view text) {
   return n;
 }
 
-void validate(const CorpusConfig& cfg) {
+void check_rules(const CorpusConfig& cfg) {
   const auto bad = [](const std::string& msg) { throw core::UsageError(msg); };
   if (cfg.format != "ptb_char" && cfg.format != "ptb_word" && cfg.format != "wikitext" &&
       cfg.format != "text")
@@ -158,7 +158,7 @@ void validate(const CorpusConfig& cfg) {
 }  // namespace
 
 Corpus load_corpus(const CorpusConfig& cfg) {
-  validate(cfg);
+  check_rules(cfg);
   const bool char_level = cfg.format == "text" && cfg.level == "char";
   const bool open_vocab = cfg.format == "text";
 

@@ -3,13 +3,18 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "config/field.hpp"
 
 namespace seqbench::nn {
 
+// From the cell registry (nn/cells/registry.hpp): the names model.cell accepts, and its doc.
+const std::vector<std::string>& sequence_cell_names();
+const std::string& cell_key_doc();
+
 struct ModelConfig {
-  std::string cell = "lstm";     // see kCells below
+  std::string cell = "lstm";     // a cell of nn/cells/registry.cpp
   int64_t hidden = 128;          // H
   std::string backend = "ours";  // ours: our cell + Recurrent driver; onednn: oneDNN's LSTM primitive
   double forget_bias = 0.0;      // added to the forget gate's bias at init
@@ -36,12 +41,7 @@ struct ModelConfig {
 
   template <class V>
   void visit(V& v) {
-    v("cell", cell,
-      "recurrent cell: lstm | rnn | momentum_lstm | adam_lstm | rmsprop_lstm | sr_lstm | "
-      "momentum_rnn | stable_rnn | stable_lstm | mem_rnn | rel_rnn | rel_lstm | sab",
-      config::one_of({"lstm", "rnn", "momentum_lstm", "adam_lstm", "rmsprop_lstm", "sr_lstm",
-                      "momentum_rnn", "stable_rnn", "stable_lstm", "mem_rnn", "rel_rnn",
-                      "rel_lstm", "sab"}));
+    v("cell", cell, cell_key_doc(), config::one_of(sequence_cell_names()));
     v("hidden", hidden, "hidden units H", config::range(1, 65536));
     v("backend", backend, "ours | onednn (lstm only; full BPTT only)",
       config::one_of({"ours", "onednn"}));
@@ -58,7 +58,8 @@ struct ModelConfig {
       config::one_of({"xavier", "orthogonal", "identity", "henaff"}));
     v("mu", mu, "momentum cells: momentum μ", config::range(0.0, 1.0));
     v("s", s, "momentum cells: step size s", config::positive());
-    v("beta", beta, "adam_lstm / rmsprop_lstm: second-moment decay β", config::range(0.0, 1.0));
+    v("beta", beta, "adam_lstm / rmsprop_lstm: second-moment decay β",
+      config::range_below(0.0, 1.0));
     v("eps", eps, "adam_lstm / rmsprop_lstm: ε", config::positive());
     v("restart", restart, "sr_lstm: restart period (0 = never)", config::non_negative());
     v("nu", nu, "rel_rnn / rel_lstm: short-term buffer size ν", config::range(1, 10'000'000));

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "backend/gemm.hpp"
+#include "config/check.hpp"
+#include "core/text.hpp"
 #include "nn/attention/kinds.hpp"
 
 namespace seqbench::nn {
@@ -24,14 +26,7 @@ size_t bytes(const core::TensorT<T>& t) {
   return size_t(t.numel()) * sizeof(T);
 }
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  const auto e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
-}
-
-const std::vector<std::string> kKinds = {"full", "local", "routing", "random", "smyrf", "lsh"};
+using core::trim;
 
 // Seed streams of the model (Rng::derive(seed, stream)).
 constexpr uint64_t kDropoutStream = 0x64726f70ULL;
@@ -39,17 +34,21 @@ constexpr uint64_t kAttentionStream = 0x61747473ULL;
 
 }  // namespace
 
-bool is_content_kind(const std::string& kind) {
-  return kind == "routing" || kind == "random" || kind == "smyrf" || kind == "lsh";
+bool is_content_kind(const std::string& kind) { return find_attention(kind).content; }
+
+const std::string& head_groups_doc() {
+  static const std::string doc =
+      "head groups per layer: a kind (all heads) or kind:count,... summing to heads; kinds " +
+      core::join(attention_kind_names(), " | ");
+  return doc;
 }
 
 std::vector<HeadGroup> parse_head_groups(const std::string& spec, int64_t heads) {
   const auto bad = [&](const std::string& why) {
     return core::UsageError(fmt::format(
         "model.attention: '{}' {} (hint: a kind for all heads, e.g. routing, or kind:count "
-        "pairs summing to model.heads = {}, e.g. local:{},routing:{}; kinds: full, local, "
-        "routing, random, smyrf, lsh)",
-        spec, why, heads, heads - heads / 2, heads / 2));
+        "pairs summing to model.heads = {}, e.g. local:{},routing:{}; kinds: {})",
+        spec, why, heads, heads - heads / 2, heads / 2, core::join(attention_kind_names(), ", ")));
   };
   std::vector<HeadGroup> groups;
   std::stringstream ss(spec);
@@ -61,7 +60,8 @@ std::vector<HeadGroup> parse_head_groups(const std::string& spec, int64_t heads)
     const auto colon = it.find(':');
     HeadGroup g;
     g.kind = trim(it.substr(0, colon));
-    if (std::find(kKinds.begin(), kKinds.end(), g.kind) == kKinds.end())
+    const auto& kinds = attention_kind_names();
+    if (std::find(kinds.begin(), kinds.end(), g.kind) == kinds.end())
       throw bad(fmt::format("has an unknown kind '{}'", g.kind));
     if (colon == std::string::npos) {
       if (items.size() != 1) throw bad(fmt::format("gives no head count for '{}'", g.kind));
@@ -102,11 +102,9 @@ std::string head_groups_str(const std::vector<HeadGroup>& groups) {
   return s;
 }
 
-void validate(const TransformerConfig& cfg) {
+void check_rules(const TransformerConfig& cfg) {
+  config::check(cfg, "model");
   const auto fail = [](const std::string& msg) { throw core::UsageError(msg); };
-  if (cfg.layers < 1 || cfg.d_model < 1 || cfg.heads < 1 || cfg.d_ff < 1)
-    fail(fmt::format("model: layers, d_model, heads and d_ff must be >= 1, got {}, {}, {}, {}",
-                     cfg.layers, cfg.d_model, cfg.heads, cfg.d_ff));
   if (cfg.d_model % cfg.heads != 0)
     fail(fmt::format("model.heads: {} heads do not divide model.d_model = {} (hint: d_model = "
                      "heads x head size, e.g. heads: {})",
@@ -115,33 +113,12 @@ void validate(const TransformerConfig& cfg) {
     fail(fmt::format("model.routing_layers: {} is more than model.layers = {} (hint: 0 = all "
                      "layers)",
                      cfg.routing_layers, cfg.layers));
-  if (!(cfg.dropout >= 0.0 && cfg.dropout < 1.0))
-    fail(fmt::format("model.dropout: must be in [0, 1), got {}", cfg.dropout));
-  (void)parse_activation(cfg.activation);
-  if (cfg.positions != "learned" && cfg.positions != "sinusoidal" && cfg.positions != "none")
-    fail(fmt::format("model.positions: unknown '{}' (valid: learned, sinusoidal, none)",
-                     cfg.positions));
   const auto groups = parse_head_groups(cfg.attention, cfg.heads);
   for (const auto& g : groups)
     if (g.kind == "lsh" && cfg.clusters != 1 && cfg.clusters % 2 != 0)
       fail(fmt::format("model.clusters: lsh needs 1 or an even number of buckets, got {} (hint: "
                        "use {})",
                        cfg.clusters, cfg.clusters + 1));
-  if (cfg.window < 1) fail(fmt::format("model.window: must be >= 1, got {}", cfg.window));
-  if (cfg.local_window < 0)
-    fail(fmt::format("model.local_window: must be >= 0, got {}", cfg.local_window));
-  if (cfg.clusters < 1) fail(fmt::format("model.clusters: must be >= 1, got {}", cfg.clusters));
-  if (cfg.rounds < 1) fail(fmt::format("model.rounds: must be >= 1, got {}", cfg.rounds));
-  if (cfg.relative_positions < 0)
-    fail(fmt::format("model.relative_positions: must be >= 0, got {} (hint: 0 = off; the "
-                     "Routing Transformer clips distances at 512)",
-                     cfg.relative_positions));
-  if (!(cfg.commitment >= 0.0))
-    fail(fmt::format("model.commitment: must be >= 0, got {} (hint: 0 = off; the Routing "
-                     "Transformer uses 1e-4)",
-                     cfg.commitment));
-  if (!(cfg.ema_decay >= 0.0 && cfg.ema_decay <= 1.0))
-    fail(fmt::format("model.ema_decay: must be in [0, 1], got {}", cfg.ema_decay));
 }
 
 // ---------------------------------------------------------------- multi-head attention
@@ -441,7 +418,7 @@ template <class T>
 TransformerLMT<T>::TransformerLMT(const TransformerConfig& cfg, core::ParamStoreT<T>& ps,
                                   const std::string& name, int64_t vocab, int64_t max_len,
                                   uint64_t seed)
-    : cfg_((validate(cfg), cfg)),
+    : cfg_((check_rules(cfg), cfg)),
       vocab_(vocab),
       max_len_(max_len),
       tok_(ps, name + ".tok", vocab, cfg.d_model),

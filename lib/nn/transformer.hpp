@@ -42,6 +42,9 @@
 
 namespace seqbench::nn {
 
+// model.attention's doc line, listing the kinds of the attention registry.
+const std::string& head_groups_doc();
+
 struct TransformerConfig {
   int64_t layers = 2;               // L
   int64_t d_model = 128;            // E
@@ -71,9 +74,7 @@ struct TransformerConfig {
     v("d_model", d_model, "model width E (a multiple of heads)", config::range(1, 65536));
     v("heads", heads, "attention heads H per layer", config::range(1, 4096));
     v("d_ff", d_ff, "feed-forward inner width F", config::range(1, 1'048'576));
-    v("attention", attention,
-      "head groups per layer: a kind (all heads) or kind:count,... summing to heads; kinds "
-      "full | local | routing | random | smyrf | lsh");
+    v("attention", attention, head_groups_doc());
     v("routing_layers", routing_layers,
       "routing/random/smyrf/lsh heads only in the last n layers, local before (0 = all)",
       config::range(0, 1024));
@@ -90,18 +91,18 @@ struct TransformerConfig {
     v("relative_positions", relative_positions,
       "M: learned attention-score bias per head and query-key distance, clipped to M - 1 "
       "(0 = off)",
-      config::range(0, 10'000'000));
+      config::range(0, 10'000'000).because("0 = off; the Routing Transformer clips distances at 512"));
     v("shared_qk", shared_qk,
       "routing and lsh heads use their queries as keys (Reformer, Routing Transformer); a "
       "token's own key is then masked unless nothing else is visible");
     v("commitment", commitment,
       "routing heads: weight β of the commitment loss β mean ||x/|x| - sg(centroid)||^2 over "
       "queries and keys, added to the training loss (0 = off; the paper: 1e-4)",
-      config::non_negative());
+      config::non_negative().because("0 = off; the Routing Transformer uses 1e-4"));
     v("activation", activation, "feed-forward nonlinearity: relu | gelu",
       config::one_of({"relu", "gelu"}));
     v("dropout", dropout, "dropout on embeddings, attention and FFN outputs, in [0, 1)",
-      config::range(0.0, 0.99));
+      config::range_below(0.0, 1.0));
     v("tie_embeddings", tie_embeddings, "output projection = token embedding (transposed)");
     v("positions", positions, "position embedding: learned | sinusoidal | none",
       config::one_of({"learned", "sinusoidal", "none"}));
@@ -127,8 +128,9 @@ std::vector<HeadGroup> parse_head_groups(const std::string& spec, int64_t heads)
 std::vector<HeadGroup> layer_head_groups(const TransformerConfig& cfg, int64_t layer);
 // "local:2,routing:2"
 std::string head_groups_str(const std::vector<HeadGroup>& groups);
-// Throws core::UsageError (keys named model.*) for sizes that do not fit together.
-void validate(const TransformerConfig& cfg);
+// Throws core::UsageError (keys named model.*): a field outside its declared range
+// (config::check), or sizes that do not fit together.
+void check_rules(const TransformerConfig& cfg);
 
 // A multi-head attention layer's options beyond its head groups; the TransformerConfig
 // keys of the same names.

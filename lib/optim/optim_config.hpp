@@ -1,11 +1,10 @@
 // OptimConfig: which optimizer, its hyperparameters, gradient clipping and the
 // learning-rate schedule; decoded from the `optim:` section of a run's YAML.
 //
-// visit() lists every field once for the config layer (YAML <-> struct, --set, dump).
-// The config layer's range(lo, hi) is inclusive, so the few half-open intervals below
-// (momentum, alpha, betas in [0, 1); gamma, factor in (0, 1]) are declared with their
-// closed hull there and their open end is enforced by validate(), which also checks
-// the combinations no single field can see (nesterov without momentum, min_lr > lr).
+// visit() lists every field once, with its allowed values (half-open where an end would
+// break the method: momentum, alpha and betas in [0, 1); gamma and factor in (0, 1]);
+// check_rules() checks them on a struct built in code too (config::check) and adds the
+// combinations no single field can see (nesterov without momentum, min_lr > lr).
 #pragma once
 
 #include <cstdint>
@@ -28,13 +27,18 @@ struct ScheduleConfig {
   void visit(V& v) {
     using namespace seqbench::config;
     v("kind", kind, "learning-rate schedule: none | step | plateau",
-      one_of({"none", "step", "plateau"}));
-    v("step_size", step_size, "step: multiply lr by gamma every step_size updates", positive());
-    v("gamma", gamma, "step: decay factor in (0, 1]", range(0.0, 1.0));
+      one_of({"none", "step", "plateau"}).because("none keeps the learning rate constant"));
+    v("step_size", step_size, "step: multiply lr by gamma every step_size updates",
+      positive().because("updates between decays"));
+    v("gamma", gamma, "step: decay factor in (0, 1]",
+      range_above(0.0, 1.0).because("0.1 divides lr by 10 at each step"));
     v("patience", patience,
-      "plateau: evaluations without improvement tolerated; the next one decays lr", non_negative());
-    v("factor", factor, "plateau: decay factor in (0, 1]", range(0.0, 1.0));
-    v("min_lr", min_lr, "lower bound on the learning rate", non_negative());
+      "plateau: evaluations without improvement tolerated; the next one decays lr",
+      non_negative().because("0 decays at every bad eval"));
+    v("factor", factor, "plateau: decay factor in (0, 1]",
+      range_above(0.0, 1.0).because("0.5 halves lr on a plateau"));
+    v("min_lr", min_lr, "lower bound on the learning rate",
+      non_negative().because("0 means no floor"));
   }
 };
 
@@ -53,23 +57,29 @@ struct OptimConfig {
   template <class V>
   void visit(V& v) {
     using namespace seqbench::config;
-    v("name", name, "optimizer: sgd | adam | rmsprop", one_of({"sgd", "adam", "rmsprop"}));
-    v("lr", lr, "base learning rate", positive());
-    v("momentum", momentum, "sgd/rmsprop momentum in [0, 1)", range(0.0, 1.0));
+    v("name", name, "optimizer: sgd | adam | rmsprop",
+      one_of({"sgd", "adam", "rmsprop"}).because("the papers train with adam or rmsprop"));
+    v("lr", lr, "base learning rate", positive().because("e.g. optim.lr: 1e-3"));
+    v("momentum", momentum, "sgd/rmsprop momentum in [0, 1)",
+      range_below(0.0, 1.0).because("0.9 is typical, 0 turns it off"));
     v("nesterov", nesterov, "sgd: Nesterov momentum (needs momentum > 0)", any());
     v("alpha", alpha, "rmsprop: smoothing constant of the squared-gradient average, [0, 1)",
-      range(0.0, 1.0));
-    v("beta1", beta1, "adam: decay of the first-moment average, [0, 1)", range(0.0, 1.0));
-    v("beta2", beta2, "adam: decay of the second-moment average, [0, 1)", range(0.0, 1.0));
-    v("eps", eps, "added to the denominator of rmsprop/adam", positive());
-    v("weight_decay", weight_decay, "L2 penalty added to the gradient", non_negative());
-    v("clip", clip, "global gradient-norm clipping threshold (0 = off)", non_negative());
+      range_below(0.0, 1.0).because("PyTorch's default is 0.99"));
+    v("beta1", beta1, "adam: decay of the first-moment average, [0, 1)",
+      range_below(0.0, 1.0).because("Adam's default is 0.9"));
+    v("beta2", beta2, "adam: decay of the second-moment average, [0, 1)",
+      range_below(0.0, 1.0).because("Adam's default is 0.999"));
+    v("eps", eps, "added to the denominator of rmsprop/adam", positive().because("1e-8"));
+    v("weight_decay", weight_decay, "L2 penalty added to the gradient",
+      non_negative().because("0 turns it off"));
+    v("clip", clip, "global gradient-norm clipping threshold (0 = off)",
+      non_negative().because("0 turns it off"));
     v("schedule", schedule, "learning-rate schedule");
   }
 };
 
 // Throws core::UsageError naming the first offending key (as "optim.<key>") with a hint.
 // make_optimizer() and LrSchedule call it, so a bad config never reaches training.
-void validate(const OptimConfig& cfg);
+void check_rules(const OptimConfig& cfg);
 
 }  // namespace seqbench::optim

@@ -128,10 +128,10 @@ void Adam<T>::step(core::ParamStoreT<T>& ps, double lr) {
 
 template <class T>
 std::unique_ptr<Optimizer<T>> make_optimizer(const OptimConfig& cfg) {
-  validate(cfg);
+  check_rules(cfg);
   if (cfg.name == "sgd") return std::make_unique<Sgd<T>>(cfg);
   if (cfg.name == "adam") return std::make_unique<Adam<T>>(cfg);
-  return std::make_unique<RmsProp<T>>(cfg);  // validate() admits no other name
+  return std::make_unique<RmsProp<T>>(cfg);  // check_rules() admits no other name
 }
 
 template <class T>

@@ -8,7 +8,7 @@
 namespace seqbench::optim {
 
 LrSchedule::LrSchedule(const OptimConfig& cfg) {
-  validate(cfg);
+  check_rules(cfg);
   const ScheduleConfig& s = cfg.schedule;
   kind_ = s.kind == "step" ? Kind::kStep : s.kind == "plateau" ? Kind::kPlateau : Kind::kNone;
   base_lr_ = cfg.lr;

@@ -4,19 +4,19 @@
 #include <cmath>
 #include <tuple>
 
+#include "core/buffer.hpp"
 #include "core/check.hpp"
+#include "core/text.hpp"
 #include "nn/attentive.hpp"
 #include "nn/cells/lstm.hpp"
 #include "nn/cells/momentum.hpp"
+#include "nn/cells/registry.hpp"
 
 namespace seqbench::rl {
 
-namespace {
+using core::grow;
 
-template <class T>
-void grow(std::vector<T>& v, int64_t n) {
-  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
-}
+namespace {
 
 template <class T>
 size_t bytes(const std::vector<T>& v) {
@@ -168,10 +168,11 @@ class CellCore final : public CoreT<typename Cell::Scalar> {
 template <class T>
 class RelCore final : public CoreT<T> {
  public:
-  RelCore(core::ParamStoreT<T>& ps, const std::string& name, int64_t input, int64_t hidden,
-          int64_t nu, int64_t rho, double forget_bias, int64_t window)
+  RelCore(core::ParamStoreT<T>& ps, const std::string& name, const std::string& cell,
+          int64_t input, int64_t hidden, int64_t nu, int64_t rho, double forget_bias,
+          int64_t window)
       : layer_(ps, name, input, hidden,
-               nn::AttentiveOptions{"rel_lstm", "tanh", nu, rho, 0, forget_bias}),
+               nn::AttentiveOptions{cell, "tanh", nu, rho, 0, forget_bias}),
         e_(input),
         h_(hidden),
         s_(layer_.state_size()),
@@ -361,9 +362,9 @@ class RelCore final : public CoreT<T> {
   std::vector<T> xg_, yg_, dxg_, dyg_, s0g_, ds0g_, mem0_, mask_;
 };
 
-nn::MomentumOptions momentum_options(const AgentConfig& cfg) {
+nn::MomentumOptions momentum_options(const AgentConfig& cfg, const char* kind) {
   nn::MomentumOptions o;
-  o.kind = cfg.core == "adam_lstm" ? "adam" : cfg.core == "rmsprop_lstm" ? "rmsprop" : "momentum";
+  o.kind = kind;
   o.mu = cfg.mu;
   o.s = cfg.s;
   o.beta = cfg.beta;
@@ -409,24 +410,46 @@ bool uses_mission(const std::string& mission, const std::string& env_name) {
          env_name.find("KeyCorridor") != std::string::npos;
 }
 
+const std::vector<std::string>& agent_core_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n{kNoCore};
+    for (const auto& c : nn::cell_names(nn::kAgent)) n.push_back(c);
+    return n;
+  }();
+  return names;
+}
+
+const std::string& agent_core_doc() {
+  static const std::string doc = "recurrent core: " + core::join(agent_core_names(), " | ");
+  return doc;
+}
+
 template <class T>
 std::unique_ptr<CoreT<T>> make_core(const AgentConfig& cfg, core::ParamStoreT<T>& ps,
                                     const std::string& name, int64_t input, int64_t window) {
-  if (cfg.core == "none") return std::make_unique<NoneCore<T>>(input);
-  if (cfg.core == "lstm")
-    return std::make_unique<CellCore<nn::LstmCell<T>>>(
-        nn::LstmCell<T>(ps, name, input, cfg.hidden), cfg.forget_bias);
-  if (cfg.core == "momentum_lstm" || cfg.core == "adam_lstm" || cfg.core == "rmsprop_lstm")
-    return std::make_unique<CellCore<nn::MomentumLstmCell<T>>>(
-        nn::MomentumLstmCell<T>(ps, name, input, cfg.hidden, momentum_options(cfg)),
-        cfg.forget_bias);
-  if (cfg.core == "rel_lstm")
-    return std::make_unique<RelCore<T>>(ps, name, input, cfg.hidden, cfg.nu, cfg.rho,
-                                        cfg.forget_bias, window);
-  throw core::UsageError(fmt::format(
-      "agent.core: unknown core '{}' (have: none, lstm, momentum_lstm, adam_lstm, rmsprop_lstm, "
-      "rel_lstm)",
-      cfg.core));
+  if (cfg.core == kNoCore) return std::make_unique<NoneCore<T>>(input);
+  const auto& names = agent_core_names();
+  if (std::find(names.begin(), names.end(), cfg.core) == names.end())
+    throw core::UsageError("agent.core: " + core::unknown_name("core", cfg.core, names));
+  // The cell registry says how the agent runs each cell it can use.
+  const nn::CellEntry& cell = nn::find_cell(cfg.core, nn::kAgent, "agent.core");
+  switch (cell.agent) {
+    case nn::AgentForm::kStepLstm:
+      return std::make_unique<CellCore<nn::LstmCell<T>>>(
+          nn::LstmCell<T>(ps, name, input, cfg.hidden), cfg.forget_bias);
+    case nn::AgentForm::kStepMomentumLstm:
+      return std::make_unique<CellCore<nn::MomentumLstmCell<T>>>(
+          nn::MomentumLstmCell<T>(ps, name, input, cfg.hidden, momentum_options(cfg, cell.variant)),
+          cfg.forget_bias);
+    case nn::AgentForm::kWindowedAttentive:
+      return std::make_unique<RelCore<T>>(ps, name, cell.name, input, cfg.hidden, cfg.nu,
+                                          cfg.rho, cfg.forget_bias, window);
+    case nn::AgentForm::kNone:
+      break;
+  }
+  throw core::Error(fmt::format("agent.core: the cell registry marks '{}' usable by the agent "
+                                "without saying how (fix nn/cells/registry.cpp)",
+                                cfg.core));
 }
 
 template <class T>

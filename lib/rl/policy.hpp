@@ -47,8 +47,14 @@
 
 namespace seqbench::rl {
 
+// The agent's cores: kNoCore (h = x, no memory) and every cell the cell registry
+// (nn/cells/registry.hpp) marks usable by an agent.
+inline constexpr const char* kNoCore = "none";
+const std::vector<std::string>& agent_core_names();
+const std::string& agent_core_doc();
+
 struct AgentConfig {
-  std::string core = "lstm";     // see visit()
+  std::string core = "lstm";     // one of agent_core_names()
   int64_t hidden = 64;           // H (ACModel: the image embedding size, 64)
   int64_t nu = 5;                // rel_lstm: short-term buffer ν (Kerg et al.'s RL runs: 5)
   int64_t rho = 5;               // rel_lstm: relevant set ρ
@@ -61,16 +67,15 @@ struct AgentConfig {
 
   template <class V>
   void visit(V& v) {
-    v("core", core,
-      "recurrent core: none | lstm | momentum_lstm | adam_lstm | rmsprop_lstm | rel_lstm",
-      config::one_of({"none", "lstm", "momentum_lstm", "adam_lstm", "rmsprop_lstm", "rel_lstm"}));
+    v("core", core, agent_core_doc(), config::one_of(agent_core_names()));
     v("hidden", hidden, "hidden units H of the core (ignored by none: H = 64)",
       config::range(1, 65536));
     v("nu", nu, "rel_lstm: short-term buffer size ν", config::range(1, 10'000'000));
     v("rho", rho, "rel_lstm: relevant set size ρ", config::range(0, 10'000'000));
     v("mu", mu, "momentum cells: momentum μ", config::range(0.0, 1.0));
     v("s", s, "momentum cells: step size s", config::positive());
-    v("beta", beta, "adam_lstm / rmsprop_lstm: second-moment decay β", config::range(0.0, 1.0));
+    v("beta", beta, "adam_lstm / rmsprop_lstm: second-moment decay β",
+      config::range_below(0.0, 1.0));
     v("eps", eps, "adam_lstm / rmsprop_lstm: ε", config::positive());
     v("forget_bias", forget_bias, "added to the forget-gate bias at init");
     v("mission", mission,

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "config/check.hpp"
 #include "core/check.hpp"
 
 namespace seqbench::rl {
@@ -67,11 +68,9 @@ std::vector<double> split_hex(const std::string& text) {
 
 }  // namespace
 
-void validate(const PpoConfig& cfg, bool recurrent) {
+void check_rules(const PpoConfig& cfg, bool recurrent) {
+  config::check(cfg, "ppo");
   const auto bad = [](const std::string& msg) { throw core::UsageError(msg); };
-  if (cfg.procs < 1 || cfg.frames_per_proc < 1 || cfg.epochs < 1 || cfg.batch < 1 ||
-      cfg.recurrence < 1)
-    bad("ppo.procs, ppo.frames_per_proc, ppo.epochs, ppo.batch and ppo.recurrence must be >= 1");
   if (!recurrent && cfg.recurrence != 1)
     bad(fmt::format("ppo.recurrence: {} needs a recurrent core; without memory (agent.core: "
                     "none) set ppo.recurrence: 1",
@@ -84,8 +83,6 @@ void validate(const PpoConfig& cfg, bool recurrent) {
     bad(fmt::format("ppo.batch: {} is not a multiple of ppo.recurrence = {} (a minibatch holds "
                     "whole chunks)",
                     cfg.batch, cfg.recurrence));
-  if (cfg.gamma > 1.0 || cfg.gae_lambda > 1.0)
-    bad("ppo.gamma and ppo.gae_lambda must lie in [0, 1]");
 }
 
 template <class T>
@@ -168,7 +165,7 @@ Ppo::Ppo(const PpoConfig& cfg, std::vector<std::unique_ptr<Env>> envs, Policy& p
       write_back_(policy.recurrent() && policy.supports_shifted_chunks()),
       sample_rng_(core::Rng::derive(seed, kSample)),
       shuffle_rng_(core::Rng::derive(seed, kShuffle)) {
-  validate(cfg, policy.recurrent());
+  check_rules(cfg, policy.recurrent());
   SB_CHECK(static_cast<int64_t>(envs_.size()) == P_, "Ppo: {} environments for ppo.procs = {}",
            envs_.size(), P_);
   const auto P = size_t(P_), F = size_t(F_), M = size_t(M_), rows = size_t(cfg.batch);

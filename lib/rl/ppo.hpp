@@ -91,9 +91,10 @@ struct PpoConfig {
   }
 };
 
-// Throws core::UsageError naming the key for settings PPO cannot run (recurrence not
-// dividing frames_per_proc or batch, recurrence > 1 without memory, ...).
-void validate(const PpoConfig& cfg, bool recurrent);
+// Throws core::UsageError naming the key for settings PPO cannot run: any field outside
+// its declared range (config::check), recurrence not dividing frames_per_proc or batch,
+// recurrence > 1 without memory.
+void check_rules(const PpoConfig& cfg, bool recurrent);
 
 // GAE over a rollout (torch-ac's collect_experiences): rewards, values, masks (F, P) with
 // masks[t] = 0 when step t−1 ended the episode; next_value, next_mask (P) after the last

@@ -108,7 +108,8 @@ TEST(MemoryCli, MaxMemorySetsTheLimitAndBadSizesAreUsageErrors) {
 TEST(MemoryCli, DumpConfigEndsWithTheEstimateAsCommentsAndStaysAValidConfig) {
   const std::string dir = clitest::fresh_dir("x");
   clitest::write(dir + "/tiny.yaml", kTiny);
-  auto r = run(kCopy + " --config tiny.yaml --dump-config", dir);
+  // A fixed limit: the default (MemAvailable) moves between the two runs on a busy machine.
+  auto r = run(kCopy + " --config tiny.yaml --dump-config --max-memory 1G", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   const size_t at = r.out.find("# memory estimate: ");
   ASSERT_NE(at, std::string::npos) << r.out;
@@ -118,7 +119,7 @@ TEST(MemoryCli, DumpConfigEndsWithTheEstimateAsCommentsAndStaysAValidConfig) {
   EXPECT_GT(dumped_estimate(r.out), 0u) << r.out;
   // The whole output, comments included, is a config that resolves to the same.
   clitest::write(dir + "/dumped.yaml", r.out);
-  const auto again = run(kCopy + " --config dumped.yaml --dump-config", dir);
+  const auto again = run(kCopy + " --config dumped.yaml --dump-config --max-memory 1G", dir);
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_EQ(again.out, r.out);
 

@@ -237,13 +237,13 @@ using Lm = testutil::TinyLm<T>;
 TEST(TransformerRelpos, ConfigErrorNamesTheKey) {
   nn::TransformerConfig c;
   c.relative_positions = -1;
-  const std::string msg = testutil::message_of([&] { nn::validate(c); });
+  const std::string msg = testutil::message_of([&] { nn::check_rules(c); });
   EXPECT_NE(msg.find("model.relative_positions"), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   c.relative_positions = 0;
-  EXPECT_EQ(testutil::message_of([&] { nn::validate(c); }), "(no exception)");
+  EXPECT_EQ(testutil::message_of([&] { nn::check_rules(c); }), "(no exception)");
   c.relative_positions = 513;
-  EXPECT_EQ(testutil::message_of([&] { nn::validate(c); }), "(no exception)");
+  EXPECT_EQ(testutil::message_of([&] { nn::check_rules(c); }), "(no exception)");
 }
 
 TEST(TransformerRelpos, ZeroInitialisedSoTheModelStartsAsWithoutIt) {

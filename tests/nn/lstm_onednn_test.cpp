@@ -140,7 +140,7 @@ TEST(LstmChronoInit, MisuseIsAUsageErrorWithAHint) {
   EXPECT_NE(message(cfg).find("model.forget_bias: 0"), std::string::npos);
   cfg.forget_bias = 0;
   cfg.cell = "rel_lstm";
-  EXPECT_NE(message(cfg).find("applies to lstm and stable_lstm"), std::string::npos);
+  EXPECT_NE(message(cfg).find("applies only to the lstm and stable_lstm cells"), std::string::npos);
   cfg.cell = "stable_lstm";
   EXPECT_EQ(message(cfg), "no error");
 }

@@ -164,7 +164,7 @@ TEST(TransformerConfig, ValidateNamesTheKey) {
   const auto msg = [](auto edit) {
     nn::TransformerConfig c;
     edit(c);
-    return testutil::message_of([&] { nn::validate(c); });
+    return testutil::message_of([&] { nn::check_rules(c); });
   };
   EXPECT_EQ(msg([](auto&) {}), "(no exception)");
   EXPECT_NE(msg([](auto& c) { c.heads = 3; }).find("model.heads"), std::string::npos);

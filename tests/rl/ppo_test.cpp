@@ -219,14 +219,14 @@ TEST(PpoSchedule, MinibatchesPerUpdateAlternateShiftedEpochs) {
 TEST(PpoConfig, RejectsSettingsItCannotRun) {
   rl::PpoConfig c;
   c.recurrence = 5;  // does not divide 128
-  EXPECT_THROW(rl::validate(c, true), core::UsageError);
+  EXPECT_THROW(rl::check_rules(c, true), core::UsageError);
   c = rl::PpoConfig{};
   c.batch = 250;
-  EXPECT_THROW(rl::validate(c, true), core::UsageError);
+  EXPECT_THROW(rl::check_rules(c, true), core::UsageError);
   c = rl::PpoConfig{};
-  EXPECT_THROW(rl::validate(c, false), core::UsageError);  // recurrence 16 without memory
+  EXPECT_THROW(rl::check_rules(c, false), core::UsageError);  // recurrence 16 without memory
   c.recurrence = 1;
-  EXPECT_NO_THROW(rl::validate(c, false));
+  EXPECT_NO_THROW(rl::check_rules(c, false));
 }
 
 namespace {

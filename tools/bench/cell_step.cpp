@@ -29,6 +29,7 @@
 #include "data/synthetic.hpp"
 #include "nn/loss.hpp"
 #include "nn/model_config.hpp"
+#include "nn/cells/registry.hpp"
 #include "nn/seq_model.hpp"
 #include "optim/optimizer.hpp"
 #include "train/trainer.hpp"
@@ -152,9 +153,7 @@ int main(int argc, char** argv) {
       "clip, Adam, projection) on the pMNIST or copy-task shape",
       "seqbench_bench_cell"};
   app.add_option("--cell", a.cell, "recurrent cell (model.cell)")
-      ->check(CLI::IsMember({"lstm", "rnn", "momentum_lstm", "adam_lstm", "rmsprop_lstm", "sr_lstm",
-                             "momentum_rnn", "stable_rnn", "stable_lstm", "mem_rnn", "rel_rnn",
-                             "rel_lstm", "sab"}))
+      ->check(CLI::IsMember(nn::cell_names(nn::kBench)))
       ->capture_default_str();
   app.add_option("--task", a.task, "pmnist (last-step loss) | copy (loss on every step)")
       ->check(CLI::IsMember({"pmnist", "copy"}))

@@ -7,10 +7,14 @@
 #include <limits>
 
 #include "backend/gemm.hpp"
+#include "config/check.hpp"
+#include "core/buffer.hpp"
 #include "core/check.hpp"
 #include "nn/attention/kinds.hpp"
 
 namespace seqbench::nn {
+
+using core::grow;
 
 using backend::Trans;
 
@@ -43,59 +47,18 @@ void scatter_add(const T* src, const int32_t* idx, int64_t n_rows, int64_t d, T*
   }
 }
 
-template <class T>
-void grow(std::vector<T>& v, int64_t n) {
-  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
-}
-
 }  // namespace
 
-AttentionKind parse_attention_kind(const std::string& s) {
-  if (s == "full") return AttentionKind::Full;
-  if (s == "local") return AttentionKind::Local;
-  if (s == "routing") return AttentionKind::Routing;
-  if (s == "random") return AttentionKind::Random;
-  if (s == "smyrf") return AttentionKind::Smyrf;
-  if (s == "lsh") return AttentionKind::Lsh;
-  throw core::UsageError(fmt::format(
-      "attention.kind: unknown kind '{}' (hint: use full, local, routing, random, smyrf or lsh)",
-      s));
-}
+AttentionKind parse_attention_kind(const std::string& s) { return find_attention(s).kind; }
 
-const char* attention_kind_name(AttentionKind kind) {
-  switch (kind) {
-    case AttentionKind::Full: return "full";
-    case AttentionKind::Local: return "local";
-    case AttentionKind::Routing: return "routing";
-    case AttentionKind::Random: return "random";
-    case AttentionKind::Smyrf: return "smyrf";
-    case AttentionKind::Lsh: return "lsh";
-  }
-  return "?";
-}
-
-void validate(const AttentionConfig& cfg) {
-  const AttentionKind kind = parse_attention_kind(cfg.kind);
-  if (cfg.window < 1)
-    throw core::UsageError(fmt::format(
-        "attention.window must be >= 1, got {} (hint: the Routing Transformer uses 512)",
-        cfg.window));
-  if (cfg.clusters < 1)
-    throw core::UsageError(
-        fmt::format("attention.clusters must be >= 1, got {} (hint: about sqrt(N))", cfg.clusters));
-  if (kind == AttentionKind::Lsh && cfg.clusters != 1 && cfg.clusters % 2 != 0)
+void check_rules(const AttentionConfig& cfg) {
+  config::check(cfg, "attention");
+  if (parse_attention_kind(cfg.kind) == AttentionKind::Lsh && cfg.clusters != 1 &&
+      cfg.clusters % 2 != 0)
     throw core::UsageError(fmt::format(
         "attention.clusters must be 1 or even for lsh (angular buckets come in ± pairs), got {} "
         "(hint: use {})",
         cfg.clusters, cfg.clusters + 1));
-  if (cfg.rounds < 1)
-    throw core::UsageError(
-        fmt::format("attention.rounds must be >= 1, got {} (hint: Reformer uses 1 to 8)",
-                    cfg.rounds));
-  if (!(cfg.ema_decay >= 0.0 && cfg.ema_decay <= 1.0))
-    throw core::UsageError(fmt::format(
-        "attention.ema_decay must be in [0, 1], got {} (hint: the paper uses 0.999)",
-        cfg.ema_decay));
 }
 
 template <class T>
@@ -107,7 +70,7 @@ Attention<T>::Attention(const AttentionConfig& cfg, int64_t heads, int64_t head_
       dim_(head_dim),
       combine_(combine),
       scale_(static_cast<T>(1.0 / std::sqrt(static_cast<double>(head_dim)))) {
-  validate(cfg);
+  check_rules(cfg);
   SB_CHECK(heads > 0 && head_dim > 0, "attention ({}): heads={} head_dim={} must be positive",
            cfg.kind, heads, head_dim);
 }
@@ -548,7 +511,7 @@ void Attention<T>::backward_slice(int64_t s, const T* ddst, T* dq, T* dk, T* dv,
 template <class T>
 std::unique_ptr<Attention<T>> make_attention(const AttentionConfig& cfg, int64_t heads,
                                              int64_t head_dim) {
-  validate(cfg);
+  check_rules(cfg);
   switch (parse_attention_kind(cfg.kind)) {
     case AttentionKind::Full: return std::make_unique<FullAttention<T>>(cfg, heads, head_dim);
     case AttentionKind::Local: return std::make_unique<LocalAttention<T>>(cfg, heads, head_dim);

@@ -61,8 +61,29 @@
 
 namespace seqbench::nn {
 
+enum class AttentionKind { Full, Local, Routing, Random, Smyrf, Lsh };
+
+// The attention kinds, one entry each (nn/attention/registry.cpp). attention.kind's and
+// model.attention's allowed values, "did you mean" and the table in docs/models.md come
+// from here.
+struct AttentionEntry {
+  const char* name;
+  const char* doc;   // one line
+  AttentionKind kind;
+  bool content;      // groups tokens by their content (hashing, clustering, random draws)
+};
+const std::vector<AttentionEntry>& attention_registry();
+const std::vector<std::string>& attention_kind_names();
+// "full | local | ...".
+const std::string& attention_kinds_doc();
+// The entry named `name`; throws core::UsageError "<key>: unknown attention kind ...".
+const AttentionEntry& find_attention(const std::string& name,
+                                     const std::string& key = "attention.kind");
+// The docs table: | kind | groups by content | what it is |.
+std::string attention_markdown();
+
 struct AttentionConfig {
-  std::string kind = "full";  // full | local | routing | random | smyrf | lsh
+  std::string kind = "full";  // one of attention_kind_names()
   bool causal = true;         // token t sees keys at positions <= t only
   int64_t window = 64;        // w: local block, routing window, cluster / chunk size
   int64_t clusters = 8;       // routing: centroids k; lsh: hash buckets (1 or even)
@@ -73,28 +94,26 @@ struct AttentionConfig {
 
   template <class V>
   void visit(V& v) {
-    v("kind", kind, "attention: full | local | routing | random | smyrf | lsh",
-      config::one_of({"full", "local", "routing", "random", "smyrf", "lsh"}));
+    v("kind", kind, attention_kinds_doc(), config::one_of(attention_kind_names()));
     v("causal", causal, "token t attends to positions <= t only");
     v("window", window, "w: local block / routing window / cluster or chunk size",
-      config::at_least(1));
+      config::at_least(1).because("the Routing Transformer uses 512"));
     v("clusters", clusters, "routing: k-means centroids; lsh: hash buckets (1 or even)",
-      config::at_least(1));
+      config::at_least(1).because("about sqrt(N)"));
     v("rounds", rounds, "lsh / smyrf: hash rounds; random: random assignments",
-      config::at_least(1));
+      config::at_least(1).because("Reformer uses 1 to 8"));
     v("shared_qk", shared_qk, "K is derived from Q: a token's own key is masked (Reformer)");
-    v("ema_decay", ema_decay, "routing: centroid EMA decay", config::range(0.0, 1.0));
+    v("ema_decay", ema_decay, "routing: centroid EMA decay",
+      config::range(0.0, 1.0).because("the paper uses 0.999"));
     v("seed", seed, "seed of random projections, assignments and centroid init");
   }
 };
 
-enum class AttentionKind { Full, Local, Routing, Random, Smyrf, Lsh };
-
 // Throws core::UsageError naming the valid kinds.
 AttentionKind parse_attention_kind(const std::string& s);
-const char* attention_kind_name(AttentionKind kind);
-// Throws core::UsageError for an unknown kind or an out-of-range field, with a hint.
-void validate(const AttentionConfig& cfg);
+// Throws core::UsageError for an unknown kind or an out-of-range field (config::check),
+// or lsh with an odd bucket count.
+void check_rules(const AttentionConfig& cfg);
 
 // Per-thread scratch for the kinds' structure builders (bucket ids, orders,
 // projections); grows to the largest shape seen and is then reused.

@@ -12,6 +12,7 @@
 #include "nn/fast_math.hpp"
 #include "nn/cells/input_projection.hpp"
 #include "nn/cells/lstm_gates.hpp"
+#include "config/check.hpp"
 #include "core/check.hpp"
 #include "nn/init.hpp"
 
@@ -29,23 +30,6 @@ double nesterov_coefficient(int64_t t, int64_t restart) {
   return static_cast<double>(k - 1) / static_cast<double>(k + 2);
 }
 
-void check_options(const MomentumOptions& opt, MomentumKind kind, const std::string& name) {
-  const bool adaptive = kind == MomentumKind::Adam || kind == MomentumKind::RmsProp;
-  if (adaptive && !(opt.beta >= 0.0 && opt.beta < 1.0))
-    throw core::UsageError(fmt::format(
-        "{}: momentum beta must be in [0, 1), got {} (hint: the paper uses 0.1 or 0.01)", name,
-        opt.beta));
-  if (adaptive && !(opt.eps > 0.0))
-    throw core::UsageError(fmt::format(
-        "{}: momentum eps must be > 0, got {} (hint: the paper uses 1e-16)", name, opt.eps));
-  if (kind == MomentumKind::NesterovRestart && opt.restart < 0)
-    throw core::UsageError(fmt::format(
-        "{}: momentum restart must be >= 0 (0 = never), got {} (hint: the paper uses 2 or 40)",
-        name, opt.restart));
-  if (!std::isfinite(opt.mu) || !std::isfinite(opt.s))
-    throw core::UsageError(
-        fmt::format("{}: momentum mu and s must be finite, got mu={} s={}", name, opt.mu, opt.s));
-}
 
 // w (rows, cols) = the transpose of torch.nn.init.orthogonal_ applied to a (cols, rows)
 // weight, as PyTorch stores x2h.weight (out, in) and we store w_x (in, out).
@@ -89,7 +73,15 @@ MomentumKind checked_kind(const MomentumOptions& opt, const std::string& name, b
         "{}: the momentum RNN cell takes kind momentum or nesterov_restart, got '{}' (hint: "
         "adam and rmsprop exist for the LSTM cell)",
         name, opt.kind));
-  check_options(opt, kind, name);
+  // Fields this kind does not read are not checked (a momentum cell may carry eps = 0).
+  MomentumOptions read = opt;
+  const MomentumOptions defaults;
+  if (kind != MomentumKind::Adam && kind != MomentumKind::RmsProp) {
+    read.beta = defaults.beta;
+    read.eps = defaults.eps;
+  }
+  if (kind != MomentumKind::NesterovRestart) read.restart = defaults.restart;
+  config::check(read, name + " momentum");
   return kind;
 }
 }  // namespace

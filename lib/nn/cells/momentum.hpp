@@ -57,6 +57,7 @@
 
 #include "core/param_store.hpp"
 #include "core/rng.hpp"
+#include "config/field.hpp"
 #include "nn/cells/transposed.hpp"
 
 namespace seqbench::nn {
@@ -70,6 +71,18 @@ struct MomentumOptions {
   double beta = 0.1;    // adam / rmsprop second-moment decay β, in [0, 1)
   double eps = 1e-16;   // adam / rmsprop ε > 0 (paper: 1e-16, no bias correction)
   int64_t restart = 2;  // nesterov_restart: restart period in steps (0 = never restart)
+
+  template <class V>
+  void visit(V& v) {
+    v("kind", kind, "momentum | adam | rmsprop | nesterov_restart");
+    v("mu", mu, "momentum μ", config::finite());
+    v("s", s, "step size s", config::finite());
+    v("beta", beta, "adam / rmsprop second-moment decay β",
+      config::range_below(0.0, 1.0).because("the paper uses 0.1 or 0.01"));
+    v("eps", eps, "adam / rmsprop ε", config::positive().because("the paper uses 1e-16"));
+    v("restart", restart, "nesterov_restart: restart period (0 = never)",
+      config::non_negative().because("the paper uses 2 or 40"));
+  }
 };
 
 enum class MomentumKind { Momentum, Adam, RmsProp, NesterovRestart };

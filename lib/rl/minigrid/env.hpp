@@ -198,5 +198,7 @@ class Env {
 // the nearest registered name.
 std::unique_ptr<Env> make_env(const std::string& name, uint64_t seed);
 const std::vector<std::string>& env_names();
+// The docs table of the environments: | environment | task |.
+std::string envs_markdown();
 
 }  // namespace seqbench::rl

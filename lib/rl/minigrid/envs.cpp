@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/check.hpp"
+#include "core/text.hpp"
 
 namespace seqbench::rl {
 
@@ -410,60 +411,56 @@ namespace {
 
 using Factory = std::function<std::unique_ptr<Env>(const std::string&, uint64_t)>;
 
-const std::vector<std::pair<std::string, Factory>>& registry() {
-  static const std::vector<std::pair<std::string, Factory>> reg = [] {
-    std::vector<std::pair<std::string, Factory>> r;
+struct EnvEntry {
+  std::string name;
+  const char* doc;  // one line
+  Factory make;
+};
+
+const std::vector<EnvEntry>& registry() {
+  static const std::vector<EnvEntry> reg = [] {
+    std::vector<EnvEntry> r;
     for (int n : {5, 6, 8, 16}) {
-      r.emplace_back(fmt::format("Empty-{}x{}", n, n), [n](const std::string& name, uint64_t s) {
+      r.push_back({fmt::format("Empty-{}x{}", n, n), "reach the goal square in an empty room", [n](const std::string& name, uint64_t s) {
         return std::make_unique<EmptyEnv>(name, n, s);
-      });
+      }});
     }
     for (int n : {5, 6, 8, 16}) {
-      r.emplace_back(fmt::format("DoorKey-{}x{}", n, n), [n](const std::string& name, uint64_t s) {
+      r.push_back({fmt::format("DoorKey-{}x{}", n, n), "pick up the key, open the door, reach the goal", [n](const std::string& name, uint64_t s) {
         return std::make_unique<DoorKeyEnv>(name, n, s);
-      });
+      }});
     }
     for (int n : {6, 8}) {
-      r.emplace_back(fmt::format("GoToObject-{}x{}-N2", n, n),
-                     [n](const std::string& name, uint64_t s) {
+      r.push_back({fmt::format("GoToObject-{}x{}-N2", n, n),
+                   "go next to the object the mission names, among 2", [n](const std::string& name, uint64_t s) {
                        return std::make_unique<GoToObjectEnv>(name, n, 2, s);
-                     });
+                     }});
     }
     const std::array<std::pair<int, int>, 6> kc = {
         {{3, 1}, {3, 2}, {3, 3}, {4, 3}, {5, 3}, {6, 3}}};
     // Pairs, not structured bindings: clang before 16 cannot capture a binding.
     for (const auto& p : kc) {
       const int room = p.first, rows = p.second;
-      r.emplace_back(fmt::format("KeyCorridorS{}R{}", room, rows),
-                     [room, rows](const std::string& name, uint64_t s) {
+      r.push_back({fmt::format("KeyCorridorS{}R{}", room, rows),
+                   "find the key behind a door, unlock the locked room, pick up the ball",
+                   [room, rows](const std::string& name, uint64_t s) {
                        return std::make_unique<KeyCorridorEnv>(name, room, rows, s);
-                     });
+                     }});
     }
     const std::array<std::pair<int, bool>, 6> mem = {
         {{7, false}, {9, false}, {11, false}, {13, false}, {13, true}, {17, true}}};
     for (const auto& p : mem) {
       const int size = p.first;
       const bool random = p.second;
-      r.emplace_back(fmt::format("MemoryS{}{}", size, random ? "Random" : ""),
-                     [size, random](const std::string& name, uint64_t s) {
+      r.push_back({fmt::format("MemoryS{}{}", size, random ? "Random" : ""),
+                   "remember the object seen at the start, choose the matching one at the end",
+                   [size, random](const std::string& name, uint64_t s) {
                        return std::make_unique<MemoryEnv>(name, size, random, s);
-                     });
+                     }});
     }
     return r;
   }();
   return reg;
-}
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
 }
 
 }  // namespace
@@ -471,7 +468,7 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 const std::vector<std::string>& env_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n;
-    for (const auto& [name, f] : registry()) n.push_back(name);
+    for (const auto& e : registry()) n.push_back(e.name);
     return n;
   }();
   return names;
@@ -482,17 +479,16 @@ std::unique_ptr<Env> make_env(const std::string& name, uint64_t seed) {
   // Accept gym ids: "MiniGrid-DoorKey-5x5-v0".
   if (key.rfind("MiniGrid-", 0) == 0) key = key.substr(9);
   if (key.size() > 3 && key.compare(key.size() - 3, 3, "-v0") == 0) key.resize(key.size() - 3);
-  for (const auto& [n, factory] : registry())
-    if (n == key) return factory(n, seed);
-  std::string best;
-  size_t best_d = SIZE_MAX;
-  for (const auto& [n, factory] : registry()) {
-    const size_t d = edit_distance(key, n);
-    if (d < best_d) best_d = d, best = n;
-  }
-  throw core::UsageError(fmt::format(
-      "unknown minigrid environment '{}' (hint: did you mean '{}'? see docs/minigrid.md)", name,
-      best));
+  for (const auto& e : registry())
+    if (e.name == key) return e.make(e.name, seed);
+  throw core::UsageError(
+      core::unknown_name("minigrid environment", name, env_names()) + " (see docs/minigrid.md)");
+}
+
+std::string envs_markdown() {
+  std::string out = "| environment | task |\n|---|---|\n";
+  for (const auto& e : registry()) out += fmt::format("| `{}` | {} |\n", e.name, e.doc);
+  return out;
 }
 
 }  // namespace seqbench::rl

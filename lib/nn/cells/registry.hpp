@@ -1,0 +1,71 @@
+// The recurrent cells, one entry each: name, one-line doc, where the cell can be used, the
+// backends that run it, the optional model keys it reads and how it is built. Everything
+// that lists cells is generated from here: model.cell's allowed values and "did you mean",
+// agent.core's values (cells an RL agent can run), the cell bench's --cell choices and the
+// table in docs/models.md (tests/nn/cell_registry_test.cpp checks it is current).
+//
+// Adding a cell: its header and source under lib/nn/cells/, one line in registry.cpp, one
+// gradient test (tests/nn/cell_check.hpp) and one preset under configs/. See
+// docs/architecture.md.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/param_store.hpp"
+#include "nn/model_config.hpp"
+#include "nn/sequence_layer.hpp"
+
+namespace seqbench::nn {
+
+// Where a cell can be used.
+enum CellUse : unsigned {
+  kSequenceModel = 1u << 0,  // model.cell of the sequence experiments (copy, pmnist, char_ptb)
+  kAgent = 1u << 1,          // agent.core of the MiniGrid agent
+  kBench = 1u << 2,          // seqbench_bench_cell --cell
+};
+
+// Optional model keys a cell reads; set for another cell they would do nothing, so they are
+// refused with a message naming the cells that read them.
+enum CellReads : unsigned {
+  kNonlinearity = 1u << 0,     // model.nonlinearity
+  kRecurrentInit = 1u << 1,    // model.recurrent_init
+  kChrono = 1u << 2,           // model.chrono_tmax
+  kMomentumInit = 1u << 3,     // model.init: momentum_paper
+};
+
+// How the MiniGrid agent runs a cell (lib/rl/policy.cpp): step by step with its state as the
+// agent's memory, or over a replay window (attention over past states).
+enum class AgentForm { kNone, kStepLstm, kStepMomentumLstm, kWindowedAttentive };
+
+using CellBuilder = std::unique_ptr<SequenceLayer<float>> (*)(const ModelConfig& cfg,
+                                                             core::ParamStore& ps,
+                                                             const std::string& name,
+                                                             int64_t input, int64_t bptt);
+
+struct CellEntry {
+  const char* name;
+  const char* doc;                // one line, for --help tables and docs/models.md
+  unsigned uses;                  // CellUse bits
+  std::vector<std::string> backends;  // model.backend values; "ours" first
+  unsigned reads;                 // CellReads bits
+  AgentForm agent;                // with kAgent: how the agent runs it
+  const char* variant;            // the momentum kind of the momentum family, else ""
+  CellBuilder build;
+};
+
+const std::vector<CellEntry>& cell_registry();
+// The entry named `name`; throws core::UsageError "<key>: unknown cell ..." with the
+// nearest name and the names usable as `use`.
+const CellEntry& find_cell(const std::string& name, unsigned use = kSequenceModel,
+                           const std::string& key = "model.cell");
+// Names of the cells usable as `use`, in registry order.
+std::vector<std::string> cell_names(unsigned use = kSequenceModel);
+// The cells that read a key (CellReads bit), for messages: "the rnn and stable_rnn cells".
+std::vector<std::string> cells_reading(unsigned reads);
+// The docs table: | cell | use | backends | what it is |.
+std::string cells_markdown();
+
+}  // namespace seqbench::nn
