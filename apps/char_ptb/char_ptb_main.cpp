@@ -1,8 +1,9 @@
+// `seqbench char_ptb`: the app's flow (lib/train/app.hpp) with its runs.csv identity
+// columns, and the input-gradient probe of a trained run (char_ptb_input_grad.hpp).
 #include <fmt/format.h>
 
 #include "apps/char_ptb/char_ptb_experiment.hpp"
-#include "report/csv.hpp"
-#include "report/markdown.hpp"
+#include "apps/char_ptb/char_ptb_input_grad.hpp"
 #include "train/app.hpp"
 
 namespace seqbench::apps {
@@ -14,8 +15,7 @@ int char_ptb_main(int argc, char** argv) {
       "character-level language modelling, bits per character (docs/experiments/char_ptb.md)";
   spec.demo_yaml = kCharPtbDemoYaml;
   spec.memory = char_ptb_memory;
-  spec.identity = [](const CharPtbConfig& c, CharPtbExperiment& e) {
-    const std::string label = c.output.label.empty() ? c.model.cell : c.output.label;
+  spec.identity = [](const CharPtbConfig& c, CharPtbExperiment& e, const std::string& label) {
     const auto& o = e.outcome();
     const auto num = [](double v) { return fmt::format("{:.6g}", v); };
     train::RunIdentity id{
@@ -59,27 +59,7 @@ int char_ptb_main(int argc, char** argv) {
   spec.on_saved_run = [&] { return probe_L > 0; };
   spec.alternative = [&](const CharPtbConfig& c, CharPtbExperiment& e,
                          const train::Checkpoint& ck) {
-    train::load_parameters(e.params(), ck);
-    const auto probe = e.input_grad_probe(probe_L, probe_windows);
-    const std::string dir = c.output.dir + "/char_ptb/" + c.output.run_id;
-    // The gradnorm.csv layout (t is the input's position in the window), so the same
-    // report draws it.
-    report::CsvWriter out(dir + "/inputgrad.csv", {"step", "t", "distance", "norm"},
-                          report::CsvWriter::Mode::Truncate);
-    using W = report::CsvWriter;
-    std::vector<std::vector<std::string>> rows, shown;
-    const int64_t L = probe_L;
-    for (int64_t t = 0; t < L; ++t)
-      rows.push_back({ck.meta_at("step"), W::cell(t), W::cell(L - 1 - t),
-                      W::cell(probe.norm[size_t(L - 1 - t)])});
-    out.rows(rows);
-    for (const int64_t i : {0, 1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000})
-      if (i < L - 1)
-        shown.push_back({std::to_string(i), fmt::format("{:.3e}", probe.norm[size_t(i)])});
-    shown.push_back({std::to_string(L - 1), fmt::format("{:.3e}", probe.norm.back())});
-    fmt::print("{}", report::markdown_table({"distance i", "mean ||dl_{t+i}/dx_t||"}, shown));
-    fmt::print("{} windows x {} columns -> {}/inputgrad.csv\n", probe.windows, probe.columns, dir);
-    return 0;
+    return write_input_gradients(c, e, ck, probe_L, probe_windows);
   };
   return train::run_app(argc, argv, spec);
 }

@@ -173,16 +173,18 @@ std::string lm_attention(const nn::TransformerConfig& m);
 std::string lm_run_label(const nn::TransformerConfig& m);
 
 // The runs.csv identity columns of a Transformer-LM run, the app's own ones in their
-// places: after_data after the data column, after_vocab after the vocabulary.
+// places: after_data after the data column, after_vocab after the vocabulary. `label` is
+// the run's label (train::app_label).
 template <class Cfg>
 train::RunIdentity lm_run_identity(const Cfg& c, TransformerLmExperiment& e,
-                                   const std::string& task, train::RunIdentity after_data,
+                                   const std::string& label, const std::string& task,
+                                   train::RunIdentity after_data,
                                    train::RunIdentity after_vocab) {
   const std::string attention = lm_attention(c.model);
   const auto& o = e.outcome();
   const auto num = [](double v) { return fmt::format("{:.6g}", v); };
   train::RunIdentity id{
-      {"label", c.output.label.empty() ? attention : c.output.label},
+      {"label", label},
       {"task", task},
       {"T", std::to_string(e.context())},
       {"model", "transformer"},

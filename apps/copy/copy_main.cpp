@@ -1,11 +1,9 @@
+// `seqbench copy`: the app's flow (lib/train/app.hpp) with its runs.csv identity columns
+// and its two analyses beside training (copy_analyses.hpp).
 #include <fmt/format.h>
 
-#include <algorithm>
-
+#include "apps/copy/copy_analyses.hpp"
 #include "apps/copy/copy_experiment.hpp"
-#include "core/fs.hpp"
-#include "report/csv.hpp"
-#include "report/markdown.hpp"
 #include "train/app.hpp"
 
 namespace seqbench::apps {
@@ -18,8 +16,7 @@ int copy_main(int argc, char** argv) {
       "(docs/experiments/copy.md)";
   spec.demo_yaml = kCopyDemoYaml;
   spec.memory = copy_memory;
-  spec.identity = [](const CopyConfig& c, CopyExperiment& e) {
-    const std::string label = c.output.label.empty() ? c.model.cell : c.output.label;
+  spec.identity = [](const CopyConfig& c, CopyExperiment& e, const std::string& label) {
     train::RunIdentity id{
         {"label", label},
         {"task", c.task.name},
@@ -44,55 +41,12 @@ int copy_main(int argc, char** argv) {
                    "training run); appends to <output.dir>/copy/memory.csv")
         ->check(config::whole_number(1, 10000000));
   };
-  // Memory vs T (Kerg et al.'s memory figure): in increasing T in one process, so the
-  // peak RSS of each row is the high-water mark up to and including that T.
-  spec.action = [&](const CopyConfig& c) -> int {
-    if (probe_T.empty()) return -1;
-    std::sort(probe_T.begin(), probe_T.end());
-    const std::string label = c.output.label.empty() ? c.model.cell : c.output.label;
-    core::make_dirs(c.output.dir + "/copy");
-    report::CsvWriter out(c.output.dir + "/copy/memory.csv",
-                          {"label", "model", "backend", "hidden", "batch", "task", "T", "length",
-                           "held_mb", "peak_rss_mb"},
-                          report::CsvWriter::Mode::Append);
-    std::vector<std::vector<std::string>> shown;
-    for (const int64_t T : probe_T) {
-      CopyConfig cc = c;
-      cc.task.T = T;
-      CopyExperiment e(cc);
-      e.init();
-      e.params().zero_grad();
-      e.train_step();
-      using W = report::CsvWriter;
-      const double held = double(e.held_bytes()) / (1024.0 * 1024.0), rss = train::peak_rss_mb();
-      out.row({label, c.model.cell, c.model.backend, W::cell(c.model.hidden), W::cell(c.train.batch),
-               c.task.name, W::cell(T), W::cell(e.task().length()), W::cell(held), W::cell(rss)});
-      shown.push_back({label, std::to_string(T), fmt::format("{:.2f}", held),
-                       fmt::format("{:.1f}", rss)});
-    }
-    fmt::print("{}", report::markdown_table({"label", "T", "held MB", "peak RSS MB"}, shown));
-    return 0;
+  spec.action = [&](const CopyConfig& c, const std::string& label) -> int {
+    return probe_T.empty() ? -1 : copy_memory_probe(c, probe_T, label);
   };
   spec.on_saved_run = [&] { return !eval_T.empty(); };
   spec.alternative = [&](const CopyConfig& c, CopyExperiment& e, const train::Checkpoint& ck) {
-    train::load_parameters(e.params(), ck);
-    const std::string dir = c.output.dir + "/copy/" + c.output.run_id;
-    report::CsvWriter out(dir + "/transfer.csv",
-                          {"step", "trained_T", "eval_T", "batches", "batch", "loss", e.metric()},
-                          report::CsvWriter::Mode::Append);
-    std::vector<std::vector<std::string>> shown;
-    for (const int64_t T : eval_T) {
-      const train::Metrics m = e.evaluate_at(T);
-      using W = report::CsvWriter;
-      std::vector<std::string> row{ck.meta_at("step"), W::cell(c.task.T), W::cell(T),
-                                   W::cell(c.train.eval_batches), W::cell(c.train.batch)};
-      out.row({row[0], row[1], row[2], row[3], row[4], W::cell(m[0].second), W::cell(m[1].second)});
-      row.push_back(fmt::format("{:.4f}", m[0].second));
-      row.push_back(fmt::format("{:.4f}", m[1].second));
-      shown.push_back(row);
-    }
-    fmt::print("{}", report::markdown_table(out.columns(), shown));
-    return 0;
+    return copy_transfer(c, e, ck, eval_T);
   };
   return train::run_app(argc, argv, spec);
 }

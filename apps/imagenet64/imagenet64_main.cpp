@@ -15,11 +15,13 @@ int imagenet64_main(int argc, char** argv) {
       "random, SMYRF and LSH heads, bits/dim (docs/experiments/imagenet64.md)";
   spec.demo_yaml = kImagenet64DemoYaml;
   spec.memory = imagenet64_memory;
-  spec.label = [](const Imagenet64Config& c) { return lm_run_label(c.model); };
-  spec.identity = [](const Imagenet64Config& c, Imagenet64Experiment& e) {
+  spec.label = [](const Imagenet64Config& c) { return lm_attention(c.model); };
+  spec.run_id_label = [](const Imagenet64Config& c) { return lm_run_label(c.model); };
+  spec.identity = [](const Imagenet64Config& c, Imagenet64Experiment& e,
+                     const std::string& label) {
     const auto& tr = e.train_set();
     return lm_run_identity(
-        c, e, "image_lm",
+        c, e, label, "image_lm",
         {
             {"image_size", fmt::format("{}x{}x{}", tr.side, tr.side, tr.channels)},
             {"tokens_per_image", std::to_string(e.tokens_per_image())},

@@ -13,8 +13,7 @@ int pmnist_main(int argc, char** argv) {
       "(docs/experiments/pmnist.md)";
   spec.demo_yaml = kPmnistDemoYaml;
   spec.memory = pmnist_memory;
-  spec.identity = [](const PmnistConfig& c, PmnistExperiment& e) {
-    const std::string label = c.output.label.empty() ? c.model.cell : c.output.label;
+  spec.identity = [](const PmnistConfig& c, PmnistExperiment& e, const std::string& label) {
     const auto& o = e.outcome();
     const auto num = [](double v) { return fmt::format("{:.6g}", v); };
     train::RunIdentity id{

@@ -42,8 +42,8 @@
 #include "core/fs.hpp"
 #include "core/threads.hpp"
 #include "report/csv.hpp"
+#include "report/gnuplot.hpp"
 #include "report/markdown.hpp"
-#include "report/plots.hpp"
 #include "report/run_id.hpp"
 #include "train/memory_estimate.hpp"
 #include "train/run_files.hpp"
@@ -72,13 +72,14 @@ void check_config(const StabilityConfig& c) {
         "weights.ks: the list is empty; give at least one truncation window, e.g. [2, 4, 8]");
 }
 
-std::string default_label(const StabilityConfig& c) {
-  return fmt::format("{}-l{}", c.analysis, c.lambda);
+// The run's label (run id, runs.csv): output.label, else "<analysis>-l<λ>".
+std::string run_label(const StabilityConfig& c) {
+  return c.output.label.empty() ? fmt::format("{}-l{}", c.analysis, c.lambda) : c.output.label;
 }
 
 // The runs.csv identity columns: the same for both analyses, so that one runs.csv holds
-// both (a sweep over λ runs each).
-train::RunIdentity identity(const StabilityConfig& c) {
+// both (a sweep over λ runs each). `label` is the run's label.
+train::RunIdentity identity(const StabilityConfig& c, const std::string& label) {
   const bool trunc = c.analysis == "truncation";
   std::string ks;
   if (trunc) {
@@ -87,7 +88,7 @@ train::RunIdentity identity(const StabilityConfig& c) {
     for (const int64_t k : c.weights.ks) ks += (ks.empty() ? "" : " ") + std::to_string(k);
   }
   return {
-      {"label", c.output.label.empty() ? default_label(c) : c.output.label},
+      {"label", label},
       {"analysis", c.analysis},
       {"lambda", fmt::format("{}", c.lambda)},
       {"T", std::to_string(trunc ? c.truncation.T : c.weights.T)},
@@ -113,33 +114,22 @@ struct Outcome {
   std::string printed;     // the table and the lines printed after it
 };
 
-// Writes <stem>.gp beside the data and draws <stem>.png and <stem>.svg with gnuplot.
-// Returns "" when drawn, else one line saying why not (no gnuplot, or its error): the
-// numbers are the run's result, a figure that cannot be drawn does not fail it.
-std::string draw(const train::RunFiles& files, const std::string& stem, const std::string& plot) {
-  const std::string script = fmt::format(
-      "# Written by `seqbench stability`. Restyle freely, then rerun in this directory:\n"
-      "#   gnuplot {0}.gp\n"
-      "set encoding utf8\n"
-      "set datafile separator ','\n"
-      "set grid\n"
-      "if (strstrt(' '.GPVAL_TERMINALS.' ', ' pngcairo ') > 0) {{\n"
-      "  set terminal pngcairo size 800,560 enhanced font 'Sans,11'\n"
-      "}} else {{\n"
-      "  set terminal png size 800,560 enhanced\n"
-      "}}\n"
-      "set output '{0}.png'\n"
-      "{1}"
-      "set terminal svg size 800,560 enhanced font 'Sans,11'\n"
-      "set output '{0}.svg'\n"
-      "replot\n"
-      "unset output\n",
-      stem, plot);
-  const std::string path = files.path(stem + ".gp");
-  core::write_file_atomic(path, script);
+// Writes <stem>.gp beside the analysis' CSV (the script reads it) and draws <stem>.png and
+// <stem>.svg with gnuplot. Returns "" when drawn, else one line saying why not (no
+// gnuplot, or its error): the numbers are the run's result, a figure that cannot be drawn
+// does not fail it.
+std::string draw(const train::RunFiles& files, const std::string& stem,
+                 const std::string& settings, const std::string& plot) {
+  report::GnuplotFigure fig;
+  fig.stem = stem;
+  fig.written_by = "seqbench stability";
+  fig.settings = "set datafile separator ','\nset grid\n" + settings;
+  fig.plot = plot;
+  fig.width = 800;
+  fig.height = 560;
   try {
-    const report::GnuplotResult r = report::run_gnuplot(path);
-    return r.rendered ? "" : "figure skipped: " + r.message;
+    const report::GnuplotStatus r = report::draw_figure(files.dir(), fig, std::nullopt).status;
+    return r.drawn() ? "" : "figure skipped: " + r.message;
   } catch (const core::Error& e) {
     return fmt::format("figure skipped: {}", e.what());
   }
@@ -180,19 +170,21 @@ Outcome run_truncation(const StabilityConfig& c, train::RunFiles& files,
   for (const auto& r : rows)
     if (r.bound > 0) gamma = std::max(gamma, r.gap / r.bound);
   if (!(gamma > 0)) gamma = 1;
-  const std::string plot = fmt::format(
+  const std::string settings = fmt::format(
       "set logscale y\n"
       "set format y '10^{{%L}}'\n"
       "set key top right\n"
       "set xlabel 'truncation length k'\n"
       "set ylabel '‖∇_θ p_T − ∇_θ p_T^k‖'\n"
       "set title 'Gradient gap, recurrent vs k-truncated, λ = {} "
-      "(T = {}, H = {}, {} instances)' noenhanced\n"
+      "(T = {}, H = {}, {} instances)' noenhanced\n",
+      c.lambda, tc.T, tc.hidden, tc.instances);
+  const std::string plot = fmt::format(
       "plot 'truncation.csv' skip 1 using 1:($2 > 0 ? $2 : 1/0) with linespoints pt 7 ps 0.6 "
       "title 'gradient gap', \\\n"
       "     '' skip 1 using 1:({} * $3) with lines dt 2 lw 2 title 'γ k λ^k, γ = {:.3g}'\n",
-      c.lambda, tc.T, tc.hidden, tc.instances, gamma, gamma);
-  const std::string drawn = draw(files, "truncation", plot);
+      gamma, gamma);
+  const std::string drawn = draw(files, "truncation", settings, plot);
   if (!drawn.empty()) o.note += (o.note.empty() ? "" : "; ") + drawn;
   return o;
 }
@@ -241,17 +233,15 @@ Outcome run_weights(const StabilityConfig& c, train::RunFiles& files,
         "title 'k = {}{}'",
         i ? ", \\\n     " : "", wc.ks[i], any_positive ? "($3 > 0 ? $3 : 1/0)" : "$3", wc.ks[i],
         wc.ks[i] >= wc.T ? " (≥ T: gap 0)" : "");
-  const std::string plot = fmt::format(
+  const std::string settings = fmt::format(
       "{}"
       "set key outside right\n"
       "set xlabel 'gradient step t (step size α / t)'\n"
       "set ylabel '‖θ_{{recurrent}} − θ_{{truncated}}‖_2'\n"
       "set title 'Weight gap under projected GD, λ = {} (T = {}, α = {})' "
-      "noenhanced\n"
-      "plot {}\n",
-      any_positive ? "set logscale y\nset format y '10^{%L}'\n" : "", c.lambda, wc.T, wc.alpha,
-      curves);
-  const std::string drawn = draw(files, "weight_gap", plot);
+      "noenhanced\n",
+      any_positive ? "set logscale y\nset format y '10^{%L}'\n" : "", c.lambda, wc.T, wc.alpha);
+  const std::string drawn = draw(files, "weight_gap", settings, "plot " + curves + "\n");
   if (!drawn.empty()) o.note += (o.note.empty() ? "" : "; ") + drawn;
   return o;
 }
@@ -291,10 +281,9 @@ train::MemoryEstimate stability_memory(const StabilityConfig& cfg) {
 // table there (the old subcommands' file), or "" for none.
 int run_analysis(StabilityConfig cfg, bool quiet, const std::string& legacy_csv) {
   core::set_threads(cfg.threads);
-  if (cfg.output.run_id.empty()) {
-    const std::string label = cfg.output.label.empty() ? default_label(cfg) : cfg.output.label;
+  const std::string label = run_label(cfg);
+  if (cfg.output.run_id.empty())
     cfg.output.run_id = report::make_run_id(cfg.output.dir + "/" + kName, label, cfg.seed);
-  }
   train::RunFiles files(cfg.output.dir, kName, cfg.output.run_id, "rate_ratio", false);
   // An analysis has no training curve and no gradient probes: RunFiles' empty training
   // files go (they hold only their headers).
@@ -328,7 +317,7 @@ int run_analysis(StabilityConfig cfg, bool quiet, const std::string& legacy_csv)
   s.final_loss = kNaN;
   s.train_seconds = seconds;
   s.peak_rss_mb = train::peak_rss_mb();
-  train::RunIdentity record = train::run_record(files, kName, identity(cfg), s);
+  train::RunIdentity record = train::run_record(files, kName, identity(cfg, label), s);
   train::append(record, {{"fitted_log_rate", num(o.log_rate)},
                          {"log_lambda", num(std::log(cfg.lambda))},
                          {"rate_ratio", num(s.final_metric)},

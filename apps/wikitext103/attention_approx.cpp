@@ -10,8 +10,8 @@
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "report/csv.hpp"
+#include "report/gnuplot.hpp"
 #include "report/markdown.hpp"
-#include "report/plots.hpp"
 
 namespace seqbench::apps {
 
@@ -131,8 +131,8 @@ std::string approx_markdown(const std::vector<ApproxAccumulator::Row>& rows,
 
 namespace {
 
-// gnuplot data: one block per kind ("window rel_error", all layers pooled) and the script
-// drawing them against the window on a log-2 axis.
+// gnuplot data: one block per kind ("window rel_error", all layers pooled) and the figure
+// drawing them against the window on a log-2 axis (PNG only).
 std::string approx_dat(const std::vector<ApproxAccumulator::Row>& rows, const ApproxOptions& opts) {
   std::string text;
   for (const auto& kind : opts.kinds) {
@@ -145,21 +145,25 @@ std::string approx_dat(const std::vector<ApproxAccumulator::Row>& rows, const Ap
   return text;
 }
 
-std::string approx_script(const ApproxOptions& opts, const std::string& title) {
-  std::string plot;
-  for (size_t i = 0; i < opts.kinds.size(); ++i)
-    plot += fmt::format("{}'attention_approx.dat' index {} using 1:2 with linespoints title '{}'",
-                        i ? ", " : "", i, opts.kinds[i]);
-  return fmt::format(
-      "set terminal pngcairo size 800,560 font ',11'\n"
-      "set output 'attention_approx.png'\n"
-      "set title '{}' noenhanced\n"
+report::GnuplotFigure approx_figure(const ApproxOptions& opts, const std::string& title) {
+  report::GnuplotFigure fig;
+  fig.stem = "attention_approx";
+  fig.written_by = "seqbench report attention approx";
+  fig.settings = fmt::format(
+      "set title {} noenhanced\n"
       "set logscale x 2; set grid; set key top right\n"
       "set xlabel 'window w (each query sees at most 2w keys)'\n"
       "set ylabel '||o - o_{{full}}|| / ||o_{{full}}||'\n"
-      "set yrange [0:*]\n"
-      "plot {}\n",
-      title, plot);
+      "set yrange [0:*]\n",
+      report::gp_quote(title));
+  fig.plot = "plot ";
+  for (size_t i = 0; i < opts.kinds.size(); ++i)
+    fig.plot += fmt::format("{}'attention_approx.dat' index {} using 1:2 with linespoints title {}",
+                            i ? ", " : "", i, report::gp_quote(opts.kinds[i]));
+  fig.width = 800;
+  fig.height = 560;
+  fig.svg = false;
+  return fig;
 }
 
 }  // namespace
@@ -212,17 +216,20 @@ int attention_approx_command(const ApproxCommandOptions& opts, const LmRunLoader
                   title, approx_markdown(rows, opts.approx));
   core::write_file_atomic(out + "/attention_approx.csv", approx_csv(rows));
   core::write_file_atomic(out + "/attention_approx.md", md);
-  core::write_file_atomic(out + "/attention_approx.dat", approx_dat(rows, opts.approx));
-  core::write_file_atomic(out + "/attention_approx.gp",
-                          approx_script(opts.approx, "Sparse attention vs full attention"));
+  const report::FigureFiles figure = report::write_figure(
+      out, approx_figure(opts.approx, "Sparse attention vs full attention"),
+      approx_dat(rows, opts.approx));
   fmt::print("{}\n", md);
-  if (report::find_program("gnuplot")) {
-    report::run_gnuplot(out + "/attention_approx.gp");
+  const report::GnuplotStatus drawn = report::run_gnuplot(figure.script);
+  if (drawn.drawn()) {
     fmt::print("wrote {}/attention_approx.{{csv,md,png}}\n", out);
   } else {
-    fmt::print(stderr,
-               "seqbench report: no gnuplot on PATH, no PNG (hint: apt-get install "
-               "gnuplot-nox)\n");
+    if (drawn.kind == report::GnuplotStatus::Kind::kNotFound)
+      fmt::print(stderr,
+                 "seqbench report: no gnuplot on PATH, no PNG (hint: apt-get install "
+                 "gnuplot-nox)\n");
+    else
+      fmt::print(stderr, "seqbench report: {}, no PNG\n", drawn.message);
     fmt::print("wrote {}/attention_approx.{{csv,md}}\n", out);
   }
   return core::kExitOk;

@@ -14,9 +14,11 @@ int wikitext103_main(int argc, char** argv) {
       "and LSH heads, perplexity (docs/experiments/wikitext103.md)";
   spec.demo_yaml = kWikitext103DemoYaml;
   spec.memory = wikitext103_memory;
-  spec.label = [](const Wikitext103Config& c) { return lm_run_label(c.model); };
-  spec.identity = [](const Wikitext103Config& c, Wikitext103Experiment& e) {
-    return lm_run_identity(c, e, "word_lm", {},
+  spec.label = [](const Wikitext103Config& c) { return lm_attention(c.model); };
+  spec.run_id_label = [](const Wikitext103Config& c) { return lm_run_label(c.model); };
+  spec.identity = [](const Wikitext103Config& c, Wikitext103Experiment& e,
+                     const std::string& label) {
+    return lm_run_identity(c, e, label, "word_lm", {},
                            {
                                {"train_tokens", std::to_string(e.train_stream().tokens_used())},
                                {"valid_tokens", std::to_string(e.valid_stream().tokens_used())},

@@ -1,4 +1,4 @@
-// Small string helpers shared by the config reader and the registries: case folding,
+// Small string helpers shared across the library and the apps: trimming, case folding,
 // joining, and the "did you mean" suggestion for a mistyped name.
 #pragma once
 
@@ -9,9 +9,10 @@
 
 namespace seqbench::core {
 
-std::string lower(std::string s);
-// s without leading and trailing spaces and tabs.
-std::string trim(const std::string& s);
+// s with ASCII letters in lower case; other bytes (UTF-8 included) unchanged.
+std::string lower(std::string_view s);
+// s without leading and trailing blanks (spaces, tabs, CR, LF).
+std::string trim(std::string_view s);
 std::string join(const std::vector<std::string>& items, std::string_view sep);
 // "a", "a and b", "a, b and c".
 std::string join_and(const std::vector<std::string>& items);

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "core/check.hpp"
+#include "core/text.hpp"
 #include "report/markdown.hpp"
 
 namespace seqbench::report {
@@ -20,12 +21,6 @@ const char* const kIdentity[] = {"model", "task", "T", "data"};
 const char* const kNumeric[] = {"final_metric",      "best_metric",       "updates",
                                 "updates_to_target", "seconds_to_target", "ms_per_update",
                                 "peak_rss_mb"};
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Sums for one group while the rows are scanned.
 struct Acc {
@@ -55,7 +50,7 @@ std::string target_cell(const std::optional<double>& mean, int n_target, int n, 
 }  // namespace
 
 bool higher_is_better(std::string_view metric) {
-  const std::string m = lower(metric);
+  const std::string m = core::lower(metric);
   for (const char* name : {"acc", "accuracy", "reward", "return", "f1", "auc"})
     if (m == name) return true;
   return false;

@@ -7,6 +7,11 @@
 // against the paper's number -> Markdown, CSV, LaTeX and a static HTML page (figures
 // embedded), written to one directory. docs/report.md ("Paper reports") explains the
 // columns and the verdict rule.
+//
+// Files: paper_sources.* find the sweep directories of a table or figure; paper_tables.*
+// read the runs into table lines and judge them; paper_figures.* draw the figures through
+// the shared gnuplot writer (gnuplot.hpp); paper_report.cpp builds the report from them
+// and writes its formats.
 #pragma once
 
 #include <string>

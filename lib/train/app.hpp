@@ -5,6 +5,8 @@
 //   memory available) -> build the experiment (config mistakes fail here, before
 //   anything is written) -> create the run directory and write config.yaml -> train ->
 //   summary.json, runs.csv, a table.
+// The run's label (runs.csv, tables, the app's own files) is derived here once, from
+// output.label or the app's default (AppSpec::label), and handed to the hooks that need it.
 // Errors print one line "seqbench <name>: error: ..." and exit 2 for config and
 // command-line mistakes, 1 for everything else; Ctrl-C writes a checkpoint and exits 130.
 #pragma once
@@ -13,6 +15,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "backend/gemm.hpp"
@@ -33,8 +36,9 @@ struct AppSpec {
   std::string name;         // experiment name: results/<name>/, `seqbench <name>`
   std::string description;  // one line for --help
   std::string demo_yaml;    // the embedded default (--demo)
-  // Identity columns of runs.csv for a resolved config (label, task, model, data ...).
-  std::function<RunIdentity(const Cfg&, Exp&)> identity;
+  // Identity columns of runs.csv for a resolved config (label, task, model, data ...);
+  // `label` is the run's label (app_label).
+  std::function<RunIdentity(const Cfg&, Exp&, const std::string& label)> identity;
   // The memory the resolved config needs (lib/train/memory_estimate.hpp), computed before
   // the experiment is built; --dump-config prints it and a run above the limit is refused.
   std::function<MemoryEstimate(const Cfg&)> memory;
@@ -46,22 +50,51 @@ struct AppSpec {
   std::function<bool()> on_saved_run;
   std::function<int(const Cfg&, Exp&, const Checkpoint&)> alternative;
   // Optional: an action on the resolved config instead of training (e.g. a memory
-  // probe); returns an exit code, or -1 to go on and train.
-  std::function<int(const Cfg&)> action;
+  // probe), given the run's label; returns an exit code, or -1 to go on and train.
+  std::function<int(const Cfg&, const std::string& label)> action;
   // Optional hooks of the training flow:
-  //   label     the run's label (run ids, tables) when output.label is empty; default
-  //             model.cell (when the config has one), else the experiment's name
+  //   label     the run's label (runs.csv, tables, run ids) when output.label is empty;
+  //             default model.cell (when the config has one), else the experiment's name
+  //   run_id_label  the run id's prefix when output.label is empty, where the label holds
+  //             characters a run id cannot (e.g. "local:2,routing:2" -> "local2-routing2");
+  //             default the label
   //   adjust    after the experiment is built, may change the config it reports (e.g.
   //             a frame budget turned into train.steps); with it, --dump-config builds
   //             the experiment first
   //   on_start  the run directory exists (e.g. to open an experiment's own CSV file);
   //             resume and the step resumed from as RunFiles gets them
-  //   on_finish after training, before the run record; returns extra lines to print
+  //   on_finish after training, before the run record, given the run's label; returns
+  //             extra lines to print
   std::function<std::string(const Cfg&)> label;
+  std::function<std::string(const Cfg&)> run_id_label;
   std::function<void(Cfg&, Exp&)> adjust;
   std::function<void(Exp&, RunFiles&, bool resume, int64_t resume_step)> on_start;
-  std::function<std::string(const Cfg&, Exp&, RunFiles&)> on_finish;
+  std::function<std::string(const Cfg&, Exp&, RunFiles&, const std::string& label)> on_finish;
 };
+
+// The run's label: output.label, else spec.label(cfg), else model.cell (when the config
+// has one), else the experiment's name.
+template <class Cfg, class Exp>
+std::string app_label(const Cfg& cfg, const AppSpec<Cfg, Exp>& spec) {
+  std::string label = cfg.output.label;
+  if (label.empty() && spec.label) label = spec.label(cfg);
+  if constexpr (requires { cfg.model.cell; })
+    if (label.empty()) label = cfg.model.cell;
+  if (label.empty()) label = spec.name;
+  return label;
+}
+
+// The prefix of a new run's id: output.label, else spec.run_id_label(cfg) when the app has
+// one, else `label` (app_label).
+template <class Cfg, class Exp>
+std::string app_run_id_prefix(const Cfg& cfg, const AppSpec<Cfg, Exp>& spec,
+                              const std::string& label) {
+  if (cfg.output.label.empty() && spec.run_id_label) {
+    const std::string prefix = spec.run_id_label(cfg);
+    if (!prefix.empty()) return prefix;
+  }
+  return label;
+}
 
 inline int report_error(const std::string& app, const std::exception& e, int code) {
   std::fflush(stdout);
@@ -138,8 +171,16 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
     };
     core::set_threads(cfg.train.threads);
     backend::set_gemm_impl(backend::parse_gemm_impl(cfg.train.gemm));
+    // The run's label, derived once from the resolved config, on first use (the action's
+    // probe needs it before the experiment is built; a training run after the experiment
+    // has checked the config).
+    std::optional<std::string> label_once;
+    const auto label = [&]() -> const std::string& {
+      if (!label_once) label_once = app_label(cfg, spec);
+      return *label_once;
+    };
     if (spec.action) {
-      const int rc = spec.action(cfg);
+      const int rc = spec.action(cfg, label());
       if (rc >= 0) return rc;
     }
     // Before the experiment allocates its model, optimizer and data, and before any file of
@@ -176,15 +217,10 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
     } else {
       exp.init();
     }
-    if (cfg.output.run_id.empty()) {
-      std::string label = cfg.output.label;
-      if (label.empty() && spec.label) label = spec.label(cfg);
-      if constexpr (requires { cfg.model.cell; })
-        if (label.empty()) label = cfg.model.cell;
-      if (label.empty()) label = spec.name;
-      cfg.output.run_id =
-          report::make_run_id(cfg.output.dir + "/" + spec.name, label, cfg.train.seed);
-    }
+    if (cfg.output.run_id.empty())
+      cfg.output.run_id = report::make_run_id(cfg.output.dir + "/" + spec.name,
+                                              app_run_id_prefix(cfg, spec, label()),
+                                              cfg.train.seed);
     RunFiles files(cfg.output.dir, spec.name, cfg.output.run_id, exp.metric(), opts.resume);
     Trainer trainer(cfg.train, cfg.optim, exp, files, opts.quiet);
     // A resumed run touches its files only once its checkpoint has been restored, so a
@@ -207,9 +243,10 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
     if (interrupt_at >= 0) trainer.interrupt_after(interrupt_at);
     const Summary s = trainer.run();
     restore_default_handlers();
-    const std::string extra = spec.on_finish ? spec.on_finish(cfg, exp, files) : std::string();
+    const std::string extra =
+        spec.on_finish ? spec.on_finish(cfg, exp, files, label()) : std::string();
 
-    const RunIdentity record = run_record(files, spec.name, spec.identity(cfg, exp), s);
+    const RunIdentity record = run_record(files, spec.name, spec.identity(cfg, exp, label()), s);
     write_run_outputs(files, record, s);
     if (s.status == "interrupted") {
       fmt::print(stderr,

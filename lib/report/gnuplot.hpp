@@ -1,0 +1,87 @@
+// The one gnuplot writer every figure of seqbench goes through: the gradient-norm figures
+// (plots.hpp), the paper reports' figures, MiniGrid's learning curve, the stability
+// analyses and the attention analyses.
+//
+// A figure is a script, usually with its data, written next to its pictures, so that a
+// user can restyle it and rerun `gnuplot STEM.gp` in that directory:
+//   DIR/STEM.dat   the data (left out when the script reads a file the run wrote itself)
+//   DIR/STEM.gp    the script; it names its data and pictures by bare file name
+//   DIR/STEM.png   drawn by one run of gnuplot in DIR
+//   DIR/STEM.svg   the same figure as SVG (optional)
+// Every script has the same layout: who wrote it and how to rerun it, `set encoding utf8`,
+// the PNG terminal (pngcairo, with anti-aliased UTF-8 text, or libgd's png where gnuplot
+// was built without cairo), the figure's settings, its plot commands; then the SVG
+// terminal and the same plot commands once more.
+//
+// Layers: gp_quote and gnuplot_script are pure (text in, text out); write_figure writes
+// files; run_gnuplot runs the one external program; draw_figure ties them.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace seqbench::report {
+
+// A gnuplot string literal: single quotes take everything literally except '' for ';
+// a line break (which would end the command) becomes a space.
+std::string gp_quote(const std::string& s);
+
+struct GnuplotFigure {
+  std::string stem;        // file names: STEM.gp, STEM.dat, STEM.png, STEM.svg
+  std::string written_by;  // the command named in the script's first line
+  std::string settings;    // `set` commands (title, axes, key ...), once, before the plot
+  std::string plot;        // what draws: plot commands, or a whole multiplot block; run
+                           // once per picture, so no `set label` here (it would repeat)
+  int width = 960, height = 600;      // the PNG, in pixels
+  bool svg = true;                    // also STEM.svg
+  int svg_width = 0, svg_height = 0;  // 0: the PNG's size
+};
+
+// The whole script of a figure (the layout above).
+std::string gnuplot_script(const GnuplotFigure& fig);
+
+// The files of a figure in its directory.
+struct FigureFiles {
+  std::string data;    // DIR/STEM.dat, empty when the figure has no data file of its own
+  std::string script;  // DIR/STEM.gp
+  std::string png;     // DIR/STEM.png (once drawn)
+  std::string svg;     // DIR/STEM.svg (once drawn), empty when the figure has none
+};
+
+// Creates dir ("" = ".") if missing and writes STEM.dat (when data is given) and STEM.gp
+// into it, each atomically. Throws core::Error naming the path it cannot write.
+FigureFiles write_figure(const std::string& dir, const GnuplotFigure& fig,
+                         const std::optional<std::string>& data);
+
+// True if `program` (a name looked up on $PATH, or a path with a '/') is executable.
+bool find_program(const std::string& program);
+
+// What became of one run of gnuplot.
+struct GnuplotStatus {
+  enum class Kind {
+    kDrawn,       // the script ran to the end: its pictures are there
+    kNotFound,    // the program is not on $PATH (or not executable)
+    kNotStarted,  // it is there but could not be started
+  };
+  Kind kind = Kind::kNotFound;
+  std::string message;  // one line saying why nothing was drawn; empty when drawn
+  bool drawn() const { return kind == Kind::kDrawn; }
+};
+
+// Runs `program script` once, in the script's directory. A program that is missing or
+// cannot start is a status (figures are never worth failing a run over by themselves); a
+// script gnuplot rejects (exit status != 0) throws core::Error, one line: the script, the
+// exit status and gnuplot's last complaint, with the command that shows all of it.
+GnuplotStatus run_gnuplot(const std::string& script_path, const std::string& program = "gnuplot");
+
+struct DrawnFigure {
+  FigureFiles files;
+  GnuplotStatus status;
+};
+
+// write_figure, then run_gnuplot on its script.
+DrawnFigure draw_figure(const std::string& dir, const GnuplotFigure& fig,
+                        const std::optional<std::string>& data,
+                        const std::string& program = "gnuplot");
+
+}  // namespace seqbench::report
