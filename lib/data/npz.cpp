@@ -1,11 +1,13 @@
 #include "data/npz.hpp"
 
 #include <fmt/format.h>
-#include <zlib.h>
+#include <zip.h>
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "core/check.hpp"
 #include "core/fs.hpp"
@@ -194,188 +196,137 @@ std::string make_npy(const std::string& descr, const std::vector<int64_t>& shape
   return out + h + bytes;
 }
 
-// ---- .npz (zip) ------------------------------------------------------------------------
+// ---- .npz (zip, read by libzip) -------------------------------------------------------
 
 namespace {
 
+// Deflate expands at most 1032:1 (RFC 1951: no code shorter than 2 bits yields more
+// than a 258-byte match), so a larger stated size is a corrupt directory.
+constexpr uint64_t kMaxInflateRatio = 1032;
+// Far above any array this suite reads (an ImageNet64 training batch is 1.6 GB); a
+// stated size beyond it is refused before its buffer is allocated.
+constexpr uint64_t kMaxMemberBytes = uint64_t(64) << 30;
+
 struct ZipEntry {
   std::string name;
-  uint16_t flags = 0, method = 0;
+  uint64_t index = 0, comp = 0, size = 0;
   uint32_t crc = 0;
-  uint64_t comp = 0, size = 0, offset = 0;
+  uint16_t method = 0, encryption = 0;
 };
+
+std::string zip_message(int code) {
+  zip_error_t e;
+  zip_error_init_with_code(&e, code);
+  std::string msg = zip_error_strerror(&e);
+  zip_error_fini(&e);
+  return msg;
+}
 
 class ZipFile {
  public:
-  explicit ZipFile(const std::string& path) : path_(path), where_(fmt::format("npz '{}'", path)) {
+  explicit ZipFile(const std::string& path) : where_(fmt::format("npz '{}'", path)) {
     if (!core::file_exists(path)) fail(where_, "file not found");
-    f_.open(path, std::ios::binary);
-    if (!f_) fail(where_, "cannot be opened");
-    f_.seekg(0, std::ios::end);
-    size_ = uint64_t(f_.tellg());
-    read_directory();
+    std::error_code ec;
+    size_ = std::filesystem::file_size(path, ec);
+    if (ec) fail(where_, fmt::format("cannot be read: {}", ec.message()));
+    // No zip is shorter than its end record (libzip opens an empty file as an empty archive).
+    if (size_ < 22) not_a_zip(path);
+    int code = 0;
+    za_.reset(zip_open(path.c_str(), ZIP_RDONLY, &code));
+    if (!za_) {
+      if (code == ZIP_ER_NOZIP) not_a_zip(path);
+      fail(where_, fmt::format("{} (libzip: {})",
+                               code == ZIP_ER_INCONS ? "corrupt archive" : "cannot be read",
+                               zip_message(code)));
+    }
+    const zip_int64_t n = zip_get_num_entries(za_.get(), 0);
+    for (zip_int64_t i = 0; i < n; ++i) {
+      zip_stat_t st;
+      constexpr uint64_t kNeed = ZIP_STAT_NAME | ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_CRC |
+                                 ZIP_STAT_COMP_METHOD | ZIP_STAT_ENCRYPTION_METHOD;
+      if (zip_stat_index(za_.get(), uint64_t(i), ZIP_FL_ENC_RAW, &st) != 0 || (st.valid & kNeed) != kNeed)
+        fail(where_, fmt::format("corrupt archive: entry {} of the central directory is unreadable", i));
+      entries_.push_back({st.name, uint64_t(i), st.comp_size, st.size, st.crc, st.comp_method,
+                          st.encryption_method});
+    }
   }
 
   const std::vector<ZipEntry>& entries() const { return entries_; }
   const std::string& where() const { return where_; }
 
-  std::string read_at(uint64_t at, uint64_t n, const char* what) {
-    if (at > size_ || n > size_ - at)
-      fail(where_, fmt::format("truncated: {} at byte {} (+{}) lies past the end ({} bytes)", what,
-                               at, n, size_));
-    std::string out(size_t(n), '\0');
-    f_.clear();
-    f_.seekg(std::streamoff(at));
-    f_.read(out.data(), std::streamsize(n));
-    if (!f_) fail(where_, fmt::format("read error at byte {}", at));
-    return out;
-  }
-
   std::string extract(const ZipEntry& e) {
     const std::string where = fmt::format("{} member '{}'", where_, e.name);
-    if (e.flags & 1) fail(where, "is encrypted (hint: numpy never encrypts; re-save the archive)");
-    const std::string lh = read_at(e.offset, 30, "a local file header");
-    if (le(lh, 0, 4) != 0x04034b50) fail(where, "corrupt archive: bad local header signature");
-    const uint64_t data_at = e.offset + 30 + le(lh, 26, 2) + le(lh, 28, 2);
-    std::string out;
-    if (e.method == 0) {
-      if (e.comp != e.size)
-        fail(where, fmt::format("corrupt archive: stored member of {} bytes has {} compressed",
-                                e.size, e.comp));
-      out = read_at(data_at, e.size, "the member's data");
-    } else if (e.method == 8) {
-      out = inflate_member(e, data_at, where);
-    } else {
+    if (e.encryption != ZIP_EM_NONE)
+      fail(where, "is encrypted (hint: numpy never encrypts; re-save the archive)");
+    if (e.method != ZIP_CM_STORE && e.method != ZIP_CM_DEFLATE)
       fail(where, fmt::format("unsupported compression method {} (hint: stored (0) and deflated "
                               "(8) are read, as np.savez / np.savez_compressed write them)",
                               e.method));
+    // The directory's sizes are checked against the file before the buffer is allocated.
+    if (e.comp > size_)
+      fail(where, fmt::format("truncated: {} compressed bytes, more than the whole file ({} bytes)",
+                              e.comp, size_));
+    if (e.method == ZIP_CM_STORE && e.comp != e.size)
+      fail(where, fmt::format("corrupt archive: stored member of {} bytes has {} compressed",
+                              e.size, e.comp));
+    if (e.size / kMaxInflateRatio > e.comp + 1)
+      fail(where, fmt::format("corrupt archive: {} bytes cannot inflate from {} compressed bytes",
+                              e.size, e.comp));
+    if (e.size > kMaxMemberBytes)
+      fail(where, fmt::format("{} bytes uncompressed, more than the {} GiB this reader accepts",
+                              e.size, kMaxMemberBytes >> 30));
+    const std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> f(
+        zip_fopen_index(za_.get(), e.index, 0), zip_fclose);
+    if (!f) fail(where, read_error(zip_get_error(za_.get()), e));
+    std::string out(size_t(e.size), '\0');
+    uint64_t got = 0;
+    zip_int64_t n = 1;
+    while (got < e.size && n > 0) {
+      n = zip_fread(f.get(), out.data() + got, e.size - got);
+      if (n > 0) got += uint64_t(n);
     }
-    uLong crc = crc32_z(0L, Z_NULL, 0);
-    crc = crc32_z(crc, reinterpret_cast<const Bytef*>(out.data()), out.size());
-    if (uint32_t(crc) != e.crc)
-      fail(where, fmt::format("CRC mismatch: the data has CRC-32 {:08x}, the archive says {:08x} "
-                              "(the file is corrupt; fetch it again)", uint32_t(crc), e.crc));
+    // One more read meets the end of the data, where libzip compares size and CRC-32.
+    char more = 0;
+    if (n > 0) n = zip_fread(f.get(), &more, 1);
+    if (n < 0) fail(where, read_error(zip_file_get_error(f.get()), e));
+    if (got < e.size || n > 0)
+      fail(where, fmt::format("corrupt archive: the data {} the {} bytes the directory states",
+                              n > 0 ? "runs past" : "ends before", e.size));
     return out;
   }
 
  private:
-  std::string inflate_member(const ZipEntry& e, uint64_t data_at, const std::string& where) {
-    if (data_at > size_ || e.comp > size_ - data_at)
-      fail(where, fmt::format("truncated: {} compressed bytes at byte {} lie past the end ({} bytes)",
-                              e.comp, data_at, size_));
-    // Deflate expands at most 1032:1 (RFC 1951's longest match per 258-byte code), so a
-    // larger size is a corrupt directory, refused before its buffer is allocated.
-    if (e.size / 1032 > e.comp + 1)
-      fail(where, fmt::format("corrupt archive: {} bytes cannot inflate from {} compressed bytes",
-                              e.size, e.comp));
-    std::string out(size_t(e.size), '\0');
-    z_stream zs{};
-    if (inflateInit2(&zs, -15) != Z_OK) fail(where, "zlib inflateInit2 failed");
-    constexpr uint64_t kChunk = uint64_t(1) << 20;
-    std::string in;
-    uint64_t fed = 0, produced = 0;
-    int rc = Z_OK;
-    while (rc != Z_STREAM_END) {
-      if (zs.avail_in == 0) {
-        if (fed == e.comp) break;  // input used up before the end of the stream
-        const uint64_t n = std::min(kChunk, e.comp - fed);
-        in = read_at(data_at + fed, n, "compressed data");
-        fed += n;
-        zs.next_in = reinterpret_cast<Bytef*>(in.data());
-        zs.avail_in = uInt(n);
-      }
-      const uint64_t room = std::min<uint64_t>(e.size - produced, uint64_t(1) << 30);
-      zs.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
-      zs.avail_out = uInt(room);
-      rc = inflate(&zs, Z_NO_FLUSH);
-      produced += room - zs.avail_out;
-      if (rc == Z_BUF_ERROR && room == 0) break;  // more output than the archive says
-      if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
-        const std::string msg = zs.msg ? zs.msg : "error " + std::to_string(rc);
-        inflateEnd(&zs);
-        fail(where, fmt::format("corrupt deflate stream (zlib: {})", msg));
-      }
-    }
-    inflateEnd(&zs);
-    if (rc != Z_STREAM_END)
-      fail(where, fmt::format("corrupt deflate stream: it ends early or runs past {} bytes", e.size));
-    if (produced != e.size)
-      fail(where, fmt::format("corrupt deflate stream: {} bytes, the archive says {}", produced, e.size));
-    return out;
+  // A file libzip found no end record in: cut short when it starts like a zip.
+  [[noreturn]] void not_a_zip(const std::string& path) const {
+    char head[4] = {};
+    std::ifstream(path, std::ios::binary).read(head, 4);
+    if (std::memcmp(head, "PK\x03\x04", 4) == 0)
+      fail(where_, fmt::format("truncated: {} bytes and no end of central directory (the "
+                               "download was cut short?)", size_));
+    fail(where_, "bad magic: not a zip archive (.npz)");
   }
 
-  void read_directory() {
-    if (size_ < 22) {
-      const std::string head = read_at(0, size_, "the file");
-      if (head.size() >= 4 && le(head, 0, 4) == 0x04034b50)
-        fail(where_, fmt::format("truncated: {} bytes, no end of central directory", size_));
-      fail(where_, "bad magic: not a zip archive (.npz)");
-    }
-    const uint64_t tail_n = std::min<uint64_t>(size_, 22 + 65535 + 20);
-    const std::string tail = read_at(size_ - tail_n, tail_n, "the archive's end");
-    size_t eocd = std::string::npos;
-    for (size_t i = tail.size() - 22 + 1; i-- > 0;)
-      if (le(tail, i, 4) == 0x06054b50) {
-        eocd = i;
-        break;
-      }
-    if (eocd == std::string::npos) {
-      const std::string head = read_at(0, 4, "the first bytes");
-      if (le(head, 0, 4) == 0x04034b50)
-        fail(where_, "truncated: no end of central directory (the download was cut short?)");
-      fail(where_, "bad magic: not a zip archive (.npz)");
-    }
-    uint64_t count = le(tail, eocd + 10, 2), cd_size = le(tail, eocd + 12, 4),
-             cd_at = le(tail, eocd + 16, 4);
-    if ((count == 0xffff || cd_size == 0xffffffff || cd_at == 0xffffffff) && eocd >= 20 &&
-        le(tail, eocd - 20, 4) == 0x07064b50) {
-      const uint64_t z64_at = le(tail, eocd - 20 + 8, 8);
-      const std::string z = read_at(z64_at, 56, "the zip64 end of central directory");
-      if (le(z, 0, 4) != 0x06064b50) fail(where_, "corrupt archive: bad zip64 end record");
-      count = le(z, 32, 8);
-      cd_size = le(z, 40, 8);
-      cd_at = le(z, 48, 8);
-    }
-    const std::string cd = read_at(cd_at, cd_size, "the central directory");
-    size_t p = 0;
-    for (uint64_t i = 0; i < count; ++i) {
-      if (p + 46 > cd.size() || le(cd, p, 4) != 0x02014b50)
-        fail(where_, "corrupt archive: bad central directory entry");
-      ZipEntry e;
-      e.flags = uint16_t(le(cd, p + 8, 2));
-      e.method = uint16_t(le(cd, p + 10, 2));
-      e.crc = uint32_t(le(cd, p + 16, 4));
-      e.comp = le(cd, p + 20, 4);
-      e.size = le(cd, p + 24, 4);
-      const size_t name_n = le(cd, p + 28, 2), extra_n = le(cd, p + 30, 2),
-                   comment_n = le(cd, p + 32, 2);
-      e.offset = le(cd, p + 42, 4);
-      if (p + 46 + name_n + extra_n + comment_n > cd.size())
-        fail(where_, "corrupt archive: central directory entry runs past its end");
-      e.name = cd.substr(p + 46, name_n);
-      // Zip64 extra field: the 64-bit values of the fields saturated at 0xffffffff, in order.
-      size_t x = p + 46 + name_n;
-      const size_t x_end = x + extra_n;
-      while (x + 4 <= x_end) {
-        const uint64_t id = le(cd, x, 2), n = le(cd, x + 2, 2);
-        if (id == 1) {
-          size_t v = x + 4;
-          for (uint64_t* field : {&e.size, &e.comp, &e.offset})
-            if (*field == 0xffffffff && v + 8 <= x + 4 + n && v + 8 <= x_end) {
-              *field = le(cd, v, 8);
-              v += 8;
-            }
-        }
-        x += 4 + n;
-      }
-      entries_.push_back(std::move(e));
-      p += 46 + name_n + extra_n + comment_n;
+  static std::string read_error(zip_error_t* err, const ZipEntry& e) {
+    const std::string msg = zip_error_strerror(err);
+    switch (zip_error_code_zip(err)) {
+      case ZIP_ER_CRC:
+        return fmt::format("CRC mismatch: the data does not have the CRC-32 {:08x} the archive "
+                           "states (the file is corrupt; fetch it again)", e.crc);
+      case ZIP_ER_ZLIB:
+      case ZIP_ER_COMPRESSED_DATA:
+        return fmt::format("corrupt deflate stream (libzip: {})", msg);
+      case ZIP_ER_EOF:
+        return fmt::format("truncated: the member's data lies past the end (libzip: {})", msg);
+      case ZIP_ER_INCONS:
+        return fmt::format("corrupt archive (libzip: {})", msg);
+      default:
+        return fmt::format("cannot be read (libzip: {})", msg);
     }
   }
 
-  std::string path_, where_;
-  std::ifstream f_;
+  std::string where_;
   uint64_t size_ = 0;
+  std::unique_ptr<zip_t, void (*)(zip_t*)> za_{nullptr, zip_discard};
   std::vector<ZipEntry> entries_;
 };
 

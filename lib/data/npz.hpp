@@ -8,10 +8,12 @@
 // Supported dtypes: |u1 |i1 |b1 <u2 <i2 <u4 <i4 <u8 <i8 <f4 <f8 (little-endian or byte
 // data). Big-endian dtypes, structured dtypes and fortran_order True are rejected.
 //
-// .npz: members stored (method 0) or deflated (method 8, raw deflate through zlib); the
-// member's CRC-32 is checked. Zip64 sizes and offsets (numpy writes them for members
-// over 4 GiB) are read. Member names are as numpy writes them: "data.npy" for the key
-// "data"; read_npz_member accepts either spelling.
+// .npz: the zip container is read by libzip (zip64 included, as numpy writes it for
+// members over 4 GiB); members stored (method 0) or deflated (method 8) are read, and
+// libzip checks each one's CRC-32 and size. The sizes in the central directory are
+// checked against the file before a member's buffer is allocated. Member names are as
+// numpy writes them: "data.npy" for the key "data"; read_npz_member accepts either
+// spelling.
 //
 // Every error is a core::Error whose one-line message names the file (and the member)
 // and what is wrong: missing file, bad magic, truncated, unknown dtype, fortran order,

@@ -1,89 +1,33 @@
 #include "report/json.hpp"
 
 #include <cmath>
+#include <cstdint>
 
 namespace seqbench::report {
 
-std::string json_quote(std::string_view s) {
-  std::string out = "\"";
-  out.reserve(s.size() + 2);
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        // DEL is legal raw JSON, but escaping it keeps the output printable and readable
-        // as YAML too (YAML forbids it raw).
-        if (c < 0x20 || c == 0x7f)
-          out += fmt::format("\\u{:04x}", c);
-        else
-          out += ch;
-    }
-  }
-  return out + "\"";
+namespace {
+std::string dump(const nlohmann::ordered_json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
+}  // namespace
 
-JsonObject& JsonObject::set_raw(const std::string& k, std::string encoded) {
-  for (auto& [key, value] : items_) {
-    if (key == k) {
-      value = std::move(encoded);
-      return *this;
-    }
-  }
-  items_.emplace_back(k, std::move(encoded));
+JsonObject& JsonObject::set(const std::string& k, double v) {
+  // Below 1e16 a whole double is an exact integer; as one it prints without ".0".
+  if (std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 1e16)
+    j_[k] = int64_t(v);
+  else
+    j_[k] = v;  // nlohmann writes a non-finite double as null
   return *this;
 }
 
-JsonObject& JsonObject::set(const std::string& k, double v) {
-  return set_raw(k, std::isfinite(v) ? fmt::format("{}", v) : "null");
-}
-JsonObject& JsonObject::set(const std::string& k, int64_t v) {
-  return set_raw(k, fmt::format("{}", v));
-}
-JsonObject& JsonObject::set(const std::string& k, const std::string& v) {
-  return set_raw(k, json_quote(v));
-}
-JsonObject& JsonObject::set(const std::string& k, bool v) {
-  return set_raw(k, v ? "true" : "false");
-}
-
 std::string JsonObject::str() const {
+  // dump() would leave out the blanks after ',' and ':'.
   std::string out = "{";
-  for (size_t i = 0; i < items_.size(); ++i) {
-    if (i) out += ", ";
-    out += json_quote(items_[i].first) + ": " + items_[i].second;
-  }
+  for (const auto& [k, v] : j_.items())
+    out += (out.size() > 1 ? ", " : "") + dump(k) + ": " + dump(v);
   return out + "}";
 }
 
-std::string JsonObject::pretty() const {
-  if (items_.empty()) return "{}\n";
-  std::string out = "{\n";
-  for (size_t i = 0; i < items_.size(); ++i) {
-    out += "  " + json_quote(items_[i].first) + ": " + items_[i].second;
-    out += i + 1 < items_.size() ? ",\n" : "\n";
-  }
-  return out + "}\n";
-}
+std::string JsonObject::pretty() const { return dump(j_, 2) + "\n"; }
 
 }  // namespace seqbench::report

@@ -1,47 +1,37 @@
-// Flat JSON objects for summary.json and JSON-lines logs. Keys keep insertion order so
-// files diff cleanly between runs; setting an existing key replaces its value in place.
-// Numbers use fmt's shortest round-trip form; NaN and +-inf (not valid JSON) are null.
+// Flat JSON objects for summary.json and JSON-lines logs, held in nlohmann::ordered_json:
+// keys keep insertion order so files diff cleanly between runs, and setting an existing
+// key replaces its value in place. The library escapes strings (bytes that are not UTF-8
+// become U+FFFD) and prints doubles in a shortest form that reads back to the same value;
+// a double with a whole value below 1e16 is written as an integer ("1000", not "1000.0"),
+// and NaN and +-inf (not valid JSON) are null.
 #pragma once
 
-#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <concepts>
-#include <cstdint>
 #include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
 
 namespace seqbench::report {
-
-// s as a JSON string literal including the quotes; control characters, " and \ escaped,
-// other UTF-8 passed through.
-std::string json_quote(std::string_view s);
 
 class JsonObject {
  public:
   JsonObject& set(const std::string& k, double v);
-  JsonObject& set(const std::string& k, int64_t v);
-  JsonObject& set(const std::string& k, const std::string& v);
-  JsonObject& set(const std::string& k, bool v);
-  // Without this a string literal would pick the bool overload (pointer -> bool).
-  JsonObject& set(const std::string& k, const char* v) { return set(k, std::string(v)); }
-  // Other integer types (int, size_t, uint64_t), so set(k, 3) is not ambiguous.
-  template <std::integral I>
-  requires(!std::same_as<I, int64_t> &&
-           !std::same_as<I, bool>) JsonObject& set(const std::string& k, I v) {
-    return set_raw(k, fmt::format("{}", v));
+  // Strings (a string literal stays a string), bools and integers of any width.
+  template <class T>
+  requires(!std::floating_point<T>) JsonObject& set(const std::string& k, const T& v) {
+    j_[k] = v;
+    return *this;
   }
 
   // {"a": 1, "b": "x"} on one line (for JSON lines).
   std::string str() const;
   // One key per line, two-space indent, trailing newline (for summary.json).
   std::string pretty() const;
-  bool empty() const { return items_.empty(); }
+  bool empty() const { return j_.empty(); }
+  const nlohmann::ordered_json& json() const { return j_; }
 
  private:
-  JsonObject& set_raw(const std::string& k, std::string encoded);
-  std::vector<std::pair<std::string, std::string>> items_;  // key -> encoded value
+  nlohmann::ordered_json j_ = nlohmann::ordered_json::object();
 };
 
 }  // namespace seqbench::report

@@ -1,6 +1,5 @@
-// A minimal PNG writer: 8-bit RGB, no compression (deflate "stored" blocks), so it needs
-// no zlib. For small figures rendered by the suite itself (MiniGrid frames); gnuplot
-// draws the plots.
+// 8-bit RGB PNG files through libpng (deflate-compressed). For small figures rendered by
+// the suite itself (MiniGrid frames); gnuplot draws the plots.
 #pragma once
 
 #include <cstdint>

@@ -12,6 +12,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include "config/yaml_config.hpp"
@@ -82,16 +83,22 @@ bool lock_held(const std::string& lock) {
   return held;
 }
 
-std::string json_string(const std::string& json, const std::string& key) {
-  const std::regex re("\"" + key + "\": \"([^\"]*)\"");
-  std::smatch m;
-  return std::regex_search(json, m, re) ? m[1].str() : std::string();
+// A run's summary.json as an object; an empty one when the file is missing, unreadable
+// or not a JSON object.
+nlohmann::json read_summary(const std::string& path) {
+  std::string text;
+  try {
+    text = core::read_file(path);
+  } catch (const core::Error&) {
+  }
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() ? j : nlohmann::json::object();
 }
 
-std::string json_number(const std::string& json, const std::string& key) {
-  const std::regex re("\"" + key + "\": ([-0-9.eE+]+|null)");
-  std::smatch m;
-  return std::regex_search(json, m, re) ? m[1].str() : std::string();
+// The string under key, "" when it is absent or not a string.
+std::string text_of(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 std::string last_line(const std::string& path) {
@@ -304,16 +311,13 @@ RunStatus run_status(const Spec& spec, const Run& run) {
     return st;
   }
   if (core::file_exists(dir + "/summary.json")) {
-    std::string json;
-    try {
-      json = core::read_file(dir + "/summary.json");
-    } catch (const core::Error&) {
-    }
-    const std::string status = json_string(json, "status");
+    const nlohmann::json json = read_summary(dir + "/summary.json");
+    const std::string status = text_of(json, "status");
     if (status == "finished" || status == "target_reached" || status == "early_stopped") {
       st.state = State::kDone;
-      st.detail = fmt::format("{}, {} {}", status, json_string(json, "metric"),
-                              json_number(json, "final_metric"));
+      const auto final_metric = json.find("final_metric");
+      st.detail = fmt::format("{}, {} {}", status, text_of(json, "metric"),
+                              final_metric != json.end() ? final_metric->dump() : "");
       return st;
     }
     if (status == "interrupted") {
@@ -323,7 +327,7 @@ RunStatus run_status(const Spec& spec, const Run& run) {
     }
     st.state = State::kFailed;
     st.detail = status.empty() ? "unreadable summary.json"
-                               : fmt::format("{}: {}", status, json_string(json, "message"));
+                               : fmt::format("{}: {}", status, text_of(json, "message"));
     return st;
   }
   const std::string exit_file = exit_path(spec, run);

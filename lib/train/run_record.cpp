@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <set>
 
@@ -20,6 +21,13 @@ namespace seqbench::train {
 
 namespace {
 std::string num(double v) { return fmt::format("{:.6g}", v); }
+
+// Whether s is exactly a whole number that fits T.
+template <class T>
+bool whole(const std::string& s, T& out) {
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size();
+}
 }  // namespace
 
 RunIdentity setup_columns(size_t params, const TrainConfig& train,
@@ -77,10 +85,16 @@ void write_run_outputs(const RunFiles& files, const RunIdentity& record, const S
   static const std::set<std::string> kText{"run_id", "experiment", "label", "status", "metric",
                                            "data_sha256"};
   for (const auto& [k, v] : record) {
-    if (!kText.count(k) && report::is_numeric_cell(v))
-      j.set(k, std::strtod(v.c_str(), nullptr));
-    else
+    int64_t i = 0;
+    uint64_t u = 0;
+    if (kText.count(k) || !report::is_numeric_cell(v))
       j.set(k, v);
+    else if (whole(v, i))  // exact, where a double would round 64-bit seeds
+      j.set(k, i);
+    else if (whole(v, u))
+      j.set(k, u);
+    else
+      j.set(k, std::strtod(v.c_str(), nullptr));
   }
   j.set("message", s.message);
   core::write_file_atomic(files.path("summary.json"), j.pretty());

@@ -122,9 +122,10 @@ TEST(Npz, ErrorsNameTheFileMemberAndProblem) {
   core::write_file_atomic(tmp / "cut.npz", good.substr(0, good.size() / 2));
   core::write_file_atomic(tmp / "crc.npz", testutil::zip_archive({{"x.npy", arr, false, 0x1234}}));
   core::write_file_atomic(tmp / "crc_deflated.npz", testutil::zip_archive({{"x.npy", arr, true, 1}}));
-  // Garbage in place of the deflate stream: 0xff starts a block of the reserved type 3.
+  // Garbage in place of the deflate stream (after the local header's 30 bytes, the name
+  // and the extra field): 0xff starts a block of the reserved type 3.
   std::string bad = good;
-  const size_t at = 30 + 5;  // local header + "x.npy"
+  const size_t at = 30 + size_t(uint8_t(good[26])) + size_t(uint8_t(good[28]));
   for (size_t i = at; i < at + 8; ++i) bad[i] = '\xff';
   core::write_file_atomic(tmp / "deflate.npz", bad);
   core::write_file_atomic(tmp / "dtype.npz",
@@ -146,6 +147,44 @@ TEST(Npz, ErrorsNameTheFileMemberAndProblem) {
   EXPECT_TRUE(has(msg("nothere.npz"), "not found")) << msg("nothere.npz");
   for (const char* f : {"notzip.npz", "cut.npz", "crc.npz", "deflate.npz", "dtype.npz"})
     EXPECT_EQ(msg(f).find('\n'), std::string::npos) << "one line: " << msg(f);
+}
+
+TEST(Npz, ReadsNumpysZip64LocalHeaders) {
+  // Written by Python's zipfile the way np.savez and np.savez_compressed call it (each
+  // member opened with force_zip64: sizes in a zip64 extra field of the local header).
+  const std::string f = std::string(SEQBENCH_SOURCE_DIR) + "/fuzz/corpus/npz/zip64_like_numpy.npz";
+  const auto all = data::read_npz(f);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all.at("a").as_int64(), (std::vector<int64_t>{1, -2, 300000}));
+  EXPECT_EQ(all.at("b").shape, (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(all.at("b").as_int64(), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+TEST(Npz, DirectorySizesAreCheckedBeforeAnythingIsAllocated) {
+  TempDir tmp;
+  const std::string arr = data::make_npy("<i4", {64}, std::string(256, '\x01'));
+  // One member; its central directory entry starts where the end record (the last 22
+  // bytes) says. Patches a 4-byte field of that entry.
+  const auto patched = [&](bool deflate, size_t field, uint32_t v, size_t field2 = 0) {
+    std::string z = testutil::zip_archive({{"x.npy", arr, deflate, 0}});
+    const size_t eocd = z.size() - 22;
+    const size_t cd = uint8_t(z[eocd + 16]) | size_t(uint8_t(z[eocd + 17])) << 8;
+    for (size_t at : {field, field2})
+      if (at) z.replace(cd + at, 4, std::string{char(v), char(v >> 8), char(v >> 16), char(v >> 24)});
+    return z;
+  };
+  core::write_file_atomic(tmp / "ratio.npz", patched(true, 24, 0xfff00000u));  // uncompressed size
+  core::write_file_atomic(tmp / "past.npz", patched(false, 20, 0xfff00000u, 24));  // both sizes
+  // Method 12 (bzip2); the 4-byte write also zeroes the two bytes after it (the time).
+  core::write_file_atomic(tmp / "method.npz", patched(false, 10, 12));
+  const auto msg = [&](const char* f) { return message_of([&] { data::read_npz(tmp / f); }); };
+  EXPECT_TRUE(has(msg("ratio.npz"), "cannot inflate from")) << msg("ratio.npz");
+  EXPECT_TRUE(has(msg("past.npz"), "truncated")) << msg("past.npz");
+  EXPECT_TRUE(has(msg("method.npz"), "unsupported compression method 12")) << msg("method.npz");
+  for (const char* f : {"ratio.npz", "past.npz", "method.npz"}) {
+    EXPECT_TRUE(has(msg(f), "member 'x.npy'")) << msg(f);
+    EXPECT_EQ(msg(f).find('\n'), std::string::npos) << "one line: " << msg(f);
+  }
 }
 
 TEST(Imagenet, PlanarRowsBecomeInterleavedPixels) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 
 using seqbench::report::JsonObject;
 
@@ -26,6 +27,7 @@ TEST(Json, SettingAnExistingKeyReplacesInPlace) {
   EXPECT_EQ(o.str(), "{\"a\": \"x\", \"b\": 2}");
   EXPECT_EQ(o.pretty(), "{\n  \"a\": \"x\",\n  \"b\": 2\n}\n");
   EXPECT_EQ(JsonObject().pretty(), "{}\n");
+  EXPECT_EQ(JsonObject().str(), "{}");
 }
 
 TEST(Json, NonFiniteNumbersAreNull) {
@@ -38,9 +40,32 @@ TEST(Json, NonFiniteNumbersAreNull) {
             "{\"nan\": null, \"inf\": null, \"ninf\": null, \"third\": 0.3333333333333333}");
 }
 
+TEST(Json, WholeDoublesPrintAsIntegersAndOthersInShortForm) {
+  // summary.json gets every number as a double parsed from its runs.csv cell.
+  JsonObject o;
+  o.set("updates", 1000.0).set("neg", -3.0).set("e16", 1e16).set("small", 1e-05).set("rss", 61.25);
+  EXPECT_EQ(o.str(),
+            "{\"updates\": 1000, \"neg\": -3, \"e16\": 1e+16, \"small\": 1e-05, \"rss\": 61.25}");
+}
+
+TEST(Json, DoublesReadBackToTheSameValue) {
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-300, 300);
+  for (int i = 0; i < 2000; ++i) {
+    const double v = std::ldexp(mantissa(gen), exponent(gen));
+    const std::string text = JsonObject().set("v", v).str();
+    EXPECT_EQ(nlohmann::json::parse(text)["v"].get<double>(), v) << text;
+  }
+}
+
 TEST(Json, StringsAreEscaped) {
   JsonObject o;
   o.set("q\"k", std::string("a\"b\\c\nd\te\x01\x7f"
                             "é±"));
-  EXPECT_EQ(o.str(), "{\"q\\\"k\": \"a\\\"b\\\\c\\nd\\te\\u0001\\u007fé±\"}");
+  EXPECT_EQ(o.str(), "{\"q\\\"k\": \"a\\\"b\\\\c\\nd\\te\\u0001\x7f"
+                     "é±\"}");
+  // Bytes that are not UTF-8 (a file name from a foreign system, say) become U+FFFD
+  // instead of making the file invalid JSON.
+  EXPECT_EQ(JsonObject().set("m", std::string("a\xff" "b")).str(), "{\"m\": \"a\xef\xbf\xbd" "b\"}");
 }

@@ -110,6 +110,10 @@ TEST(Sweep, StatusReadsTheRunsFiles) {
   auto st = sweep::run_status(spec, run);
   EXPECT_EQ(st.state, sweep::State::kFailed);
   EXPECT_EQ(st.detail, "diverged: NaN loss");
+  // The message is read as JSON: escaped quotes and backslashes come back as written.
+  core::write_file_atomic(rd + "/summary.json",
+                          "{\"status\": \"failed\", \"message\": \"no file \\\"a\\\\b\\\"\"}\n");
+  EXPECT_EQ(sweep::run_status(spec, run).detail, "failed: no file \"a\\b\"");
   core::write_file_atomic(rd + "/summary.json",
                           "{\n  \"status\": \"finished\",\n  \"metric\": \"acc\",\n  \"final_metric\": 0.5\n}\n");
   st = sweep::run_status(spec, run);
