@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <bit>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -199,8 +200,20 @@ void checkpoint(std::string_view input) {
     for (const auto& a : ck.arrays)
       require(int64_t(a.data.size()) == a.shape.numel(), "checkpoint: array size != shape");
     for (const auto& entry : ck.meta) {
-      expect_clean([&] { (void)ck.meta_int(entry.first); });
-      expect_clean([&] { (void)ck.meta_u64(entry.first); });
+      // Every typed reader either reads the value or refuses it with core::Error.
+      expect_clean([&] { (void)ck.get_int(entry.first); });
+      expect_clean([&] { (void)ck.get_u64(entry.first); });
+      expect_clean([&] {
+        // A double that reads is written back in a text that reads to the same bits.
+        const double v = ck.get_double(entry.first);
+        double back = 0;
+        require(core::decode_double(core::encode_double(v), back) &&
+                    std::bit_cast<uint64_t>(back) == std::bit_cast<uint64_t>(v),
+                "checkpoint: a double does not survive encode/decode");
+      });
+      expect_clean([&] { (void)ck.get_bool(entry.first); });
+      expect_clean([&] { (void)ck.get_doubles(entry.first); });
+      expect_clean([&] { (void)ck.get_rng(entry.first); });
     }
   });
 }

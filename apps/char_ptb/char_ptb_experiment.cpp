@@ -281,33 +281,32 @@ CharPtbExperiment::InputGradProbe CharPtbExperiment::input_grad_probe(int64_t L,
 }
 
 void CharPtbExperiment::save_state(train::Checkpoint& ck) const {
-  const auto hex = [](double v) { return fmt::format("{:a}", v); };
-  ck.set_meta("char_ptb.cursor", std::to_string(cursor_));
-  ck.set_meta("char_ptb.has_best", outcome_.has_best ? "1" : "0");
-  ck.set_meta("char_ptb.best_valid_bpc", hex(outcome_.best_valid_bpc));
-  ck.set_meta("char_ptb.best_update", std::to_string(outcome_.best_update));
-  ck.set_meta("char_ptb.test_bpc", hex(outcome_.test_bpc));
-  ck.set_meta("char_ptb.state_valid", state_valid_ ? "1" : "0");
+  const core::Scope s = ck.scope("char_ptb");
+  s.put_int("cursor", cursor_);
+  s.put_bool("has_best", outcome_.has_best);
+  s.put_double("best_valid_bpc", outcome_.best_valid_bpc);
+  s.put_int("best_update", outcome_.best_update);
+  s.put_double("test_bpc", outcome_.test_bpc);
+  s.put_bool("state_valid", state_valid_);
   if (state_valid_)
-    ck.add_array("char_ptb.state", state_.shape(),
-                 std::vector<float>(state_.data(), state_.data() + state_.numel()));
+    s.put_array("state", state_.shape(),
+                std::vector<float>(state_.data(), state_.data() + state_.numel()));
 }
 
 void CharPtbExperiment::load_state(const train::Checkpoint& ck) {
-  const auto unhex = [&](const char* k) { return std::strtod(ck.meta_at(k).c_str(), nullptr); };
-  cursor_ = ck.meta_int("char_ptb.cursor");
-  outcome_.has_best = ck.meta_at("char_ptb.has_best") == "1";
-  outcome_.best_valid_bpc = unhex("char_ptb.best_valid_bpc");
-  outcome_.best_update = ck.meta_int("char_ptb.best_update");
-  outcome_.test_bpc = unhex("char_ptb.test_bpc");
-  state_valid_ = ck.meta_at("char_ptb.state_valid") == "1";
+  const core::ConstScope s = ck.scope("char_ptb");
+  cursor_ = s.get_int("cursor");
+  outcome_.has_best = s.get_bool("has_best");
+  outcome_.best_valid_bpc = s.get_double("best_valid_bpc");
+  outcome_.best_update = s.get_int("best_update");
+  outcome_.test_bpc = s.get_double("test_bpc");
+  state_valid_ = s.get_bool("state_valid");
   if (state_valid_) {
-    const auto& a = ck.array("char_ptb.state");
+    // The carried LSTM state, (batch, state size).
     const core::Shape want{train_.B, rnn_->state_size()};
-    SB_CHECK(a.shape == want, "{}: carried state has shape {}, the model expects {}", ck.path,
-             a.shape.str(), want.str());
-    state_.resize(a.shape);
-    std::copy(a.data.begin(), a.data.end(), state_.data());
+    const std::vector<float>& saved = s.get_array("state", want);
+    state_.resize(want);
+    std::copy(saved.begin(), saved.end(), state_.data());
   }
 }
 

@@ -138,33 +138,25 @@ size_t TransformerLmExperiment::held_bytes() {
 }
 
 void TransformerLmExperiment::save_state(train::Checkpoint& ck) const {
-  const auto hex = [](double v) { return fmt::format("{:a}", v); };
-  const std::string p = app_ + ".";
-  ck.set_meta(p + "cursor", std::to_string(cursor_));
-  ck.set_meta(p + "has_best", outcome_.has_best ? "1" : "0");
-  ck.set_meta(p + "best_valid_" + metric(), hex(outcome_.best_valid));
-  ck.set_meta(p + "best_update", std::to_string(outcome_.best_update));
-  ck.set_meta(p + "test_" + metric(), hex(outcome_.test));
+  const core::Scope s = ck.scope(app_);
+  s.put_int("cursor", cursor_);
+  s.put_bool("has_best", outcome_.has_best);
+  s.put_double("best_valid_" + metric(), outcome_.best_valid);
+  s.put_int("best_update", outcome_.best_update);
+  s.put_double("test_" + metric(), outcome_.test);
   // Dropout RNG, draw count, routing centroids: without them a resumed run would draw
   // other masks and hashes and route by other centroids.
-  train::put_state(ck, p + "model.", model_->state());
+  model_->save_state(s.scope("model"));
 }
 
 void TransformerLmExperiment::load_state(const train::Checkpoint& ck) {
-  const std::string p = app_ + ".";
-  const auto unhex = [&](const std::string& k) {
-    return std::strtod(ck.meta_at(k).c_str(), nullptr);
-  };
-  cursor_ = ck.meta_int(p + "cursor");
-  outcome_.has_best = ck.meta_at(p + "has_best") == "1";
-  outcome_.best_valid = unhex(p + "best_valid_" + metric());
-  outcome_.best_update = ck.meta_int(p + "best_update");
-  outcome_.test = unhex(p + "test_" + metric());
-  // The model tells which entries it needs; each is looked up by name (meta_at and
-  // array() throw naming the checkpoint and the missing key).
-  auto st = model_->state();
-  train::get_state(ck, p + "model.", st);
-  model_->set_state(st);
+  const core::ConstScope s = ck.scope(app_);
+  cursor_ = s.get_int("cursor");
+  outcome_.has_best = s.get_bool("has_best");
+  outcome_.best_valid = s.get_double("best_valid_" + metric());
+  outcome_.best_update = s.get_int("best_update");
+  outcome_.test = s.get_double("test_" + metric());
+  model_->load_state(s.scope("model"));
 }
 
 std::string lm_attention(const nn::TransformerConfig& m) {

@@ -124,14 +124,16 @@ std::vector<double> CopyExperiment::gradnorm_probe() {
   return norms;
 }
 
-void CopyExperiment::save_state(train::Checkpoint& ck) const {
-  const auto& s = data_rng_.state();
-  for (size_t i = 0; i < s.size(); ++i) ck.set_meta(fmt::format("data_rng{}", i), std::to_string(s[i]));
-}
+void CopyExperiment::save_state(train::Checkpoint& ck) const { ck.put_rng("data_rng", data_rng_); }
 
 void CopyExperiment::load_state(const train::Checkpoint& ck) {
+  if (ck.has("data_rng")) {
+    data_rng_ = ck.get_rng("data_rng");
+    return;
+  }
+  // Checkpoints written before the state container kept the four words under four keys.
   core::Rng::State s;
-  for (size_t i = 0; i < s.size(); ++i) s[i] = ck.meta_u64(fmt::format("data_rng{}", i));
+  for (size_t i = 0; i < s.size(); ++i) s[i] = ck.get_u64(fmt::format("data_rng{}", i));
   data_rng_.set_state(s);
 }
 

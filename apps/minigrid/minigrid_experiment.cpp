@@ -201,23 +201,20 @@ train::Metrics MinigridExperiment::evaluate() {
 }
 
 void MinigridExperiment::save_state(train::Checkpoint& ck) const {
-  ck.set_meta("minigrid.steps", std::to_string(steps_));
-  ck.set_meta("minigrid.elapsed_s", fmt::format("{:a}", elapsed_s_));
-  ck.set_meta("minigrid.grad_norm_sum", fmt::format("{:a}", grad_norm_sum_));
-  ppo_->save_state([&](const std::string& k, const std::string& v) { ck.set_meta(k, v); },
-                   [&](const std::string& k, std::vector<float> v) {
-                     const auto n = static_cast<int64_t>(v.size());
-                     ck.add_array(k, core::Shape{n}, std::move(v));
-                   });
+  const core::Scope s = ck.scope("minigrid");
+  s.put_int("steps", steps_);
+  s.put_double("elapsed_s", elapsed_s_);
+  s.put_double("grad_norm_sum", grad_norm_sum_);
+  ppo_->save_state(ck.scope("ppo"));
 }
 
 void MinigridExperiment::load_state(const train::Checkpoint& ck) {
-  steps_ = ck.meta_int("minigrid.steps");
-  elapsed_s_ = std::strtod(ck.meta_at("minigrid.elapsed_s").c_str(), nullptr);
-  grad_norm_sum_ = std::strtod(ck.meta_at("minigrid.grad_norm_sum").c_str(), nullptr);
+  const core::ConstScope s = ck.scope("minigrid");
+  steps_ = s.get_int("steps");
+  elapsed_s_ = s.get_double("elapsed_s");
+  grad_norm_sum_ = s.get_double("grad_norm_sum");
   timing_ = false;
-  ppo_->load_state([&](const std::string& k) { return ck.meta_at(k); },
-                   [&](const std::string& k) { return ck.array(k).data; });
+  ppo_->load_state(ck.scope("ppo"));
 }
 
 }  // namespace seqbench::apps

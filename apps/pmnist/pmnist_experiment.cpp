@@ -229,26 +229,26 @@ std::vector<double> PmnistExperiment::gradnorm_probe() {
 }
 
 void PmnistExperiment::save_state(train::Checkpoint& ck) const {
-  const auto hex = [](double v) { return fmt::format("{:a}", v); };
-  ck.set_meta("pmnist.cursor", std::to_string(cursor_));
-  ck.set_meta("pmnist.has_best", outcome_.has_best ? "1" : "0");
-  ck.set_meta("pmnist.best_valid_acc", hex(outcome_.best_valid_acc));
-  ck.set_meta("pmnist.best_update", std::to_string(outcome_.best_update));
-  ck.set_meta("pmnist.test_acc", hex(outcome_.test_acc));
-  ck.set_meta("pmnist.test_loss", hex(outcome_.test_loss));
-  ck.set_meta("pmnist.best_test_acc", hex(outcome_.best_test_acc));
+  const core::Scope s = ck.scope("pmnist");
+  s.put_int("cursor", cursor_);
+  s.put_bool("has_best", outcome_.has_best);
+  s.put_double("best_valid_acc", outcome_.best_valid_acc);
+  s.put_int("best_update", outcome_.best_update);
+  s.put_double("test_acc", outcome_.test_acc);
+  s.put_double("test_loss", outcome_.test_loss);
+  s.put_double("best_test_acc", outcome_.best_test_acc);
 }
 
 void PmnistExperiment::load_state(const train::Checkpoint& ck) {
-  const auto unhex = [&](const char* k) { return std::strtod(ck.meta_at(k).c_str(), nullptr); };
-  cursor_ = ck.meta_int("pmnist.cursor");
+  const core::ConstScope s = ck.scope("pmnist");
+  cursor_ = s.get_int("cursor");
   shuffled_epoch_ = -1;
-  outcome_.has_best = ck.meta_at("pmnist.has_best") == "1";
-  outcome_.best_valid_acc = unhex("pmnist.best_valid_acc");
-  outcome_.best_update = ck.meta_int("pmnist.best_update");
-  outcome_.test_acc = unhex("pmnist.test_acc");
-  outcome_.test_loss = unhex("pmnist.test_loss");
-  outcome_.best_test_acc = unhex("pmnist.best_test_acc");
+  outcome_.has_best = s.get_bool("has_best");
+  outcome_.best_valid_acc = s.get_double("best_valid_acc");
+  outcome_.best_update = s.get_int("best_update");
+  outcome_.test_acc = s.get_double("test_acc");
+  outcome_.test_loss = s.get_double("test_loss");
+  outcome_.best_test_acc = s.get_double("best_test_acc");
 }
 
 }  // namespace seqbench::apps

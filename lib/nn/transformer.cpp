@@ -570,55 +570,36 @@ void TransformerLMT<T>::set_draws(uint64_t draws) {
 }
 
 template <class T>
-TransformerState<T> TransformerLMT<T>::state() const {
-  TransformerState<T> st;
-  const auto& w = drop_rng_.state();
-  st.meta.push_back({"dropout_rng", fmt::format("{} {} {} {}", w[0], w[1], w[2], w[3])});
-  st.meta.push_back({"draws", std::to_string(draws())});
+void TransformerLMT<T>::save_state(core::Scope out) const {
+  out.put_rng("dropout_rng", drop_rng_);
+  out.put_u64("draws", draws());
   for (size_t l = 0; l < blocks_.size(); ++l) {
     const auto& mha = blocks_[l]->attention();
     for (int64_t g = 0; g < mha.groups(); ++g) {
       const auto* r = dynamic_cast<const RoutingAttention<T>*>(&mha.core(g));
       if (!r) continue;
       const auto c = r->centroids();
-      st.arrays.push_back({fmt::format("l{}.g{}.centroids", l, g),
-                           core::Shape{r->heads(), cfg_.clusters, r->head_dim()},
-                           std::vector<T>(c.begin(), c.end())});
+      out.put_array(fmt::format("l{}.g{}.centroids", l, g),
+                    core::Shape{r->heads(), cfg_.clusters, r->head_dim()},
+                    std::vector<float>(c.begin(), c.end()));
     }
   }
-  return st;
 }
 
 template <class T>
-void TransformerLMT<T>::set_state(const TransformerState<T>& st) {
-  const auto meta = [&](const std::string& k) -> const std::string& {
-    for (const auto& [key, value] : st.meta)
-      if (key == k) return value;
-    throw core::Error(fmt::format("transformer state: missing '{}' (hint: the checkpoint was not "
-                                  "written by this model)",
-                                  k));
-  };
-  core::Rng::State w{};
-  std::istringstream in(meta("dropout_rng"));
-  for (auto& x : w) in >> x;
-  SB_CHECK(!in.fail(), "transformer state: dropout_rng '{}' is not 4 integers", meta("dropout_rng"));
-  drop_rng_.set_state(w);
-  set_draws(std::stoull(meta("draws")));
+void TransformerLMT<T>::load_state(core::ConstScope in) {
+  drop_rng_ = in.get_rng("dropout_rng");
+  set_draws(in.get_u64("draws"));
   for (size_t l = 0; l < blocks_.size(); ++l) {
     auto& mha = blocks_[l]->attention();
     for (int64_t g = 0; g < mha.groups(); ++g) {
       auto* r = dynamic_cast<RoutingAttention<T>*>(&mha.core(g));
       if (!r) continue;
-      const std::string name = fmt::format("l{}.g{}.centroids", l, g);
-      const typename TransformerState<T>::Array* a = nullptr;
-      for (const auto& x : st.arrays)
-        if (x.name == name) a = &x;
-      SB_CHECK(a != nullptr, "transformer state: missing '{}' (hint: the checkpoint was written "
-               "with other attention kinds)", name);
+      const std::vector<float>& saved =
+          in.get_array(fmt::format("l{}.g{}.centroids", l, g),
+                       core::Shape{r->heads(), cfg_.clusters, r->head_dim()});
       auto c = r->centroids();
-      SB_CHECK(a->data.size() == c.size(), "transformer state: '{}' has {} values, the model needs {}",
-               name, a->data.size(), c.size());
-      std::copy(a->data.begin(), a->data.end(), c.begin());
+      std::copy(saved.begin(), saved.end(), c.begin());
     }
   }
 }

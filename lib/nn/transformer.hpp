@@ -21,7 +21,8 @@
 //   z = LN_f(x_L),  logits = z W^T + b_out      (B N, V); W = Emb (tied) or its own (V, E)
 //
 // Randomness outside the parameters (dropout masks, the attention cores' draws) and the
-// routing centroids are state(): a checkpoint must save them for an exact resume.
+// routing centroids are its state (save_state): a checkpoint must save them for an exact
+// resume.
 // hold_randomness(true) freezes masks and attention structures (finite-difference checks).
 #pragma once
 
@@ -33,6 +34,7 @@
 #include "config/field.hpp"
 #include "core/param_store.hpp"
 #include "core/rng.hpp"
+#include "core/state.hpp"
 #include "nn/attention/attention.hpp"
 #include "nn/dropout.hpp"
 #include "nn/embedding.hpp"
@@ -262,18 +264,6 @@ class TransformerBlockT {
   core::TensorT<T> a_, att_, h_, c_, f_, dh_, da_, dc_, df_;
 };
 
-// What a bit-exact resume needs beyond the parameters.
-template <class T>
-struct TransformerState {
-  std::vector<std::pair<std::string, std::string>> meta;  // dropout RNG words, draw count
-  struct Array {
-    std::string name;  // "l<layer>.g<group>.centroids"
-    core::Shape shape;  // (H_g, k, Dh)
-    std::vector<T> data;
-  };
-  std::vector<Array> arrays;
-};
-
 template <class T>
 class TransformerLMT {
  public:
@@ -308,9 +298,13 @@ class TransformerLMT {
   uint64_t draws() const;
   void set_draws(uint64_t draws);
 
-  TransformerState<T> state() const;
-  // Throws core::Error naming a missing or misshapen entry.
-  void set_state(const TransformerState<T>& st);
+  // What a bit-exact resume needs beyond the parameters, written under `out`:
+  // "dropout_rng" (the dropout masks' RNG), "draws" (draws()) and, per routing head group,
+  // the array "l<layer>.g<group>.centroids" (H_g, k, Dh) (float32 also when T is double).
+  void save_state(core::Scope out) const;
+  // Reads what save_state wrote; throws core::Error naming a missing entry or an array of
+  // another shape (another attention config).
+  void load_state(core::ConstScope in);
 
   const TransformerConfig& config() const { return cfg_; }
   int64_t vocab() const { return vocab_; }

@@ -21,51 +21,6 @@ constexpr int64_t kA = kNumActions;
 constexpr int64_t kI = kImageSize;
 constexpr int64_t kQ = kMissionSize;
 
-std::string hex(double v) { return fmt::format("{:a}", v); }
-double unhex(const std::string& s) { return std::strtod(s.c_str(), nullptr); }
-
-std::string rng_text(const core::Rng& r) {
-  const auto& s = r.state();
-  return fmt::format("{} {} {} {}", s[0], s[1], s[2], s[3]);
-}
-
-core::Rng rng_from(const std::string& text, const std::string& key) {
-  core::Rng::State s{};
-  const char* p = text.c_str();
-  for (auto& w : s) {
-    char* end = nullptr;
-    w = std::strtoull(p, &end, 10);
-    SB_CHECK(end != p, "checkpoint: '{}' is not a random-number state (four integers)", key);
-    p = end;
-  }
-  core::Rng r;
-  r.set_state(s);
-  return r;
-}
-
-template <class V>
-std::string join_hex(const V& values) {
-  std::string s;
-  for (const auto& v : values) {
-    if (!s.empty()) s += ' ';
-    s += hex(double(v));
-  }
-  return s;
-}
-
-std::vector<double> split_hex(const std::string& text) {
-  std::vector<double> out;
-  const char* p = text.c_str();
-  for (;;) {
-    char* end = nullptr;
-    const double v = std::strtod(p, &end);
-    if (end == p) break;
-    out.push_back(v);
-    p = end;
-  }
-  return out;
-}
-
 }  // namespace
 
 void check_rules(const PpoConfig& cfg, bool recurrent) {
@@ -381,82 +336,90 @@ size_t Ppo::held_bytes() const {
   return b + (act_.size() + mb_act_.size()) * sizeof(int32_t);
 }
 
-void Ppo::save_state(const PutMeta& put_meta, const PutArray& put_array) const {
-  put_meta("ppo.sample_rng", rng_text(sample_rng_));
-  put_meta("ppo.shuffle_rng", rng_text(shuffle_rng_));
-  put_meta("ppo.frames", std::to_string(frames_));
-  put_meta("ppo.rollouts", std::to_string(rollouts_));
-  put_meta("ppo.episodes", std::to_string(episodes_));
-  put_meta("ppo.epoch_counter", std::to_string(epoch_counter_));
-  put_meta("ppo.have_rollout", have_rollout_ ? "1" : "0");
-  put_meta("ppo.epoch", std::to_string(epoch_));
-  put_meta("ppo.batch_pos", std::to_string(batch_pos_));
-  put_meta("ppo.recent_return", join_hex(recent_return_));
-  put_meta("ppo.recent_length", join_hex(recent_length_));
-  put_meta("ppo.stats",
-           join_hex(std::vector<double>{double(stats_.minibatches), stats_.loss, stats_.policy_loss,
-                                        stats_.value_loss, stats_.entropy, stats_.approx_kl,
-                                        stats_.clip_fraction}));
+void Ppo::save_state(core::Scope out) const {
+  out.put_rng("sample_rng", sample_rng_);
+  out.put_rng("shuffle_rng", shuffle_rng_);
+  out.put_int("frames", frames_);
+  out.put_int("rollouts", rollouts_);
+  out.put_int("episodes", episodes_);
+  out.put_int("epoch_counter", epoch_counter_);
+  out.put_bool("have_rollout", have_rollout_);
+  out.put_int("epoch", epoch_);
+  out.put_int("batch_pos", batch_pos_);
+  out.put_doubles("recent_return",
+                  std::vector<double>(recent_return_.begin(), recent_return_.end()));
+  out.put_doubles("recent_length",
+                  std::vector<double>(recent_length_.begin(), recent_length_.end()));
+  out.put_doubles("stats", std::vector<double>{double(stats_.minibatches), stats_.loss,
+                                               stats_.policy_loss, stats_.value_loss,
+                                               stats_.entropy, stats_.approx_kl,
+                                               stats_.clip_fraction});
+  const auto put = [&](const std::string& name, std::vector<float> v) {
+    const auto n = static_cast<int64_t>(v.size());
+    out.put_array(name, core::Shape{n}, std::move(v));
+  };
   for (int64_t p = 0; p < P_; ++p) {
     const auto i = size_t(p);
-    put_meta(fmt::format("ppo.env{}.rng", p), rng_text(env_rng_[i]));
-    put_meta(fmt::format("ppo.env{}.seed", p), std::to_string(ep_seed_[i]));
-    put_meta(fmt::format("ppo.env{}.return", p), hex(ep_return_[i]));
-    put_meta(fmt::format("ppo.env{}.length", p), std::to_string(ep_length_[i]));
+    const core::Scope env = out.scope(fmt::format("env{}", p));
+    env.put_rng("rng", env_rng_[i]);
+    env.put_u64("seed", ep_seed_[i]);
+    env.put_double("return", ep_return_[i]);
+    env.put_int("length", ep_length_[i]);
     // Length first, so that an episode with no actions yet is not an empty array.
     std::vector<float> acts{float(ep_actions_[i].size())};
     for (uint8_t a : ep_actions_[i]) acts.push_back(float(a));
-    put_array(fmt::format("ppo.env{}.actions", p), std::move(acts));
+    const auto n = static_cast<int64_t>(acts.size());  // before the move below
+    env.put_array("actions", core::Shape{n}, std::move(acts));
   }
-  if (M_ > 0) put_array("ppo.memory", cur_mem_);
-  put_array("ppo.mask", cur_mask_);
+  if (M_ > 0) put("memory", cur_mem_);
+  put("mask", cur_mask_);
   if (!have_rollout_) return;
-  put_array("ppo.rollout.image", std::vector<float>(img_.begin(), img_.end()));
-  put_array("ppo.rollout.mission", std::vector<float>(mis_.begin(), mis_.end()));
-  if (M_ > 0) put_array("ppo.rollout.memory", mem_);
-  put_array("ppo.rollout.mask", mask_);
-  put_array("ppo.rollout.action", std::vector<float>(act_.begin(), act_.end()));
-  put_array("ppo.rollout.value", val_);
-  put_array("ppo.rollout.logp", logp_);
-  put_array("ppo.rollout.reward", rew_);
-  put_array("ppo.rollout.advantage", adv_);
-  put_array("ppo.rollout.return", ret_);
-  put_array("ppo.rollout.chunks", std::vector<float>(chunks_.begin(), chunks_.end()));
+  put("rollout.image", std::vector<float>(img_.begin(), img_.end()));
+  put("rollout.mission", std::vector<float>(mis_.begin(), mis_.end()));
+  if (M_ > 0) put("rollout.memory", mem_);
+  put("rollout.mask", mask_);
+  put("rollout.action", std::vector<float>(act_.begin(), act_.end()));
+  put("rollout.value", val_);
+  put("rollout.logp", logp_);
+  put("rollout.reward", rew_);
+  put("rollout.advantage", adv_);
+  put("rollout.return", ret_);
+  put("rollout.chunks", std::vector<float>(chunks_.begin(), chunks_.end()));
 }
 
-void Ppo::load_state(const GetMeta& get_meta, const GetArray& get_array) {
+void Ppo::load_state(core::ConstScope in) {
+  // A one-dimensional array of n values (another n: other ppo settings).
   const auto array_of = [&](const std::string& name, size_t n) {
-    std::vector<float> a = get_array(name);
-    SB_CHECK(a.size() == n, "checkpoint: '{}' holds {} values, this run needs {} (was it written "
-             "with other ppo settings?)", name, a.size(), n);
-    return a;
+    return in.get_array(name, core::Shape{int64_t(n)});
   };
-  sample_rng_ = rng_from(get_meta("ppo.sample_rng"), "ppo.sample_rng");
-  shuffle_rng_ = rng_from(get_meta("ppo.shuffle_rng"), "ppo.shuffle_rng");
-  frames_ = std::stoll(get_meta("ppo.frames"));
-  rollouts_ = std::stoll(get_meta("ppo.rollouts"));
-  episodes_ = std::stoll(get_meta("ppo.episodes"));
-  epoch_counter_ = std::stoll(get_meta("ppo.epoch_counter"));
-  have_rollout_ = get_meta("ppo.have_rollout") == "1";
-  epoch_ = std::stoll(get_meta("ppo.epoch"));
-  batch_pos_ = std::stoll(get_meta("ppo.batch_pos"));
-  const std::vector<double> ret = split_hex(get_meta("ppo.recent_return"));
-  const std::vector<double> len = split_hex(get_meta("ppo.recent_length"));
+  sample_rng_ = in.get_rng("sample_rng");
+  shuffle_rng_ = in.get_rng("shuffle_rng");
+  frames_ = in.get_int("frames");
+  rollouts_ = in.get_int("rollouts");
+  episodes_ = in.get_int("episodes");
+  epoch_counter_ = in.get_int("epoch_counter");
+  have_rollout_ = in.get_bool("have_rollout");
+  epoch_ = in.get_int("epoch");
+  batch_pos_ = in.get_int("batch_pos");
+  const std::vector<double> ret = in.get_doubles("recent_return");
+  const std::vector<double> len = in.get_doubles("recent_length");
   recent_return_.assign(ret.begin(), ret.end());
   recent_length_.clear();
   for (double l : len) recent_length_.push_back(static_cast<int64_t>(l));
-  const std::vector<double> st = split_hex(get_meta("ppo.stats"));
-  SB_CHECK(st.size() == 7, "checkpoint: ppo.stats holds {} values, expected 7", st.size());
+  const std::vector<double> st = in.get_doubles("stats");
+  SB_CHECK(st.size() == 7, "{}: {} holds {} values, expected 7", in.state().where(),
+           in.key("stats"), st.size());
   stats_ = UpdateStats{static_cast<int64_t>(st[0]), st[1], st[2], st[3], st[4], st[5], st[6]};
   for (int64_t p = 0; p < P_; ++p) {
     const auto i = size_t(p);
-    env_rng_[i] = rng_from(get_meta(fmt::format("ppo.env{}.rng", p)), "env rng");
-    ep_seed_[i] = std::stoull(get_meta(fmt::format("ppo.env{}.seed", p)));
-    ep_return_[i] = unhex(get_meta(fmt::format("ppo.env{}.return", p)));
-    ep_length_[i] = std::stoll(get_meta(fmt::format("ppo.env{}.length", p)));
-    const std::vector<float> acts = get_array(fmt::format("ppo.env{}.actions", p));
-    SB_CHECK(!acts.empty() && size_t(acts[0]) + 1 == acts.size(),
-             "checkpoint: ppo.env{}.actions is malformed", p);
+    const core::ConstScope env = in.scope(fmt::format("env{}", p));
+    env_rng_[i] = env.get_rng("rng");
+    ep_seed_[i] = env.get_u64("seed");
+    ep_return_[i] = env.get_double("return");
+    ep_length_[i] = env.get_int("length");
+    const std::vector<float>& acts = env.array("actions").data;
+    SB_CHECK(!acts.empty() && size_t(acts[0]) + 1 == acts.size(), "{}: {} is malformed",
+             in.state().where(), env.key("actions"));
     // Rebuild the environment: the episode's layout from its seed, then its actions.
     Obs obs = envs_[i]->reset(ep_seed_[i]);
     ep_actions_[i].clear();
@@ -468,24 +431,24 @@ void Ppo::load_state(const GetMeta& get_meta, const GetArray& get_array) {
     set_obs(p, obs);
   }
   const auto P = size_t(P_), F = size_t(F_), M = size_t(M_);
-  if (M_ > 0) cur_mem_ = array_of("ppo.memory", P * M);
-  cur_mask_ = array_of("ppo.mask", P);
+  if (M_ > 0) cur_mem_ = array_of("memory", P * M);
+  cur_mask_ = array_of("mask", P);
   if (!have_rollout_) return;
   const auto to_u8 = [](const std::vector<float>& a, std::vector<uint8_t>& dst) {
     for (size_t k = 0; k < a.size(); ++k) dst[k] = static_cast<uint8_t>(a[k]);
   };
-  to_u8(array_of("ppo.rollout.image", F * P * kI), img_);
-  to_u8(array_of("ppo.rollout.mission", F * P * kQ), mis_);
-  if (M_ > 0) mem_ = array_of("ppo.rollout.memory", F * P * M);
-  mask_ = array_of("ppo.rollout.mask", F * P);
-  const std::vector<float> acts = array_of("ppo.rollout.action", F * P);
+  to_u8(array_of("rollout.image", F * P * kI), img_);
+  to_u8(array_of("rollout.mission", F * P * kQ), mis_);
+  if (M_ > 0) mem_ = array_of("rollout.memory", F * P * M);
+  mask_ = array_of("rollout.mask", F * P);
+  const std::vector<float>& acts = array_of("rollout.action", F * P);
   for (size_t k = 0; k < acts.size(); ++k) act_[k] = static_cast<int32_t>(acts[k]);
-  val_ = array_of("ppo.rollout.value", F * P);
-  logp_ = array_of("ppo.rollout.logp", F * P);
-  rew_ = array_of("ppo.rollout.reward", F * P);
-  adv_ = array_of("ppo.rollout.advantage", F * P);
-  ret_ = array_of("ppo.rollout.return", F * P);
-  const std::vector<float> ch = get_array("ppo.rollout.chunks");
+  val_ = array_of("rollout.value", F * P);
+  logp_ = array_of("rollout.logp", F * P);
+  rew_ = array_of("rollout.reward", F * P);
+  adv_ = array_of("rollout.advantage", F * P);
+  ret_ = array_of("rollout.return", F * P);
+  const std::vector<float>& ch = in.array("rollout.chunks").data;
   chunks_.clear();
   for (float c : ch) chunks_.push_back(static_cast<int64_t>(c));
 }

@@ -35,13 +35,13 @@
 
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "config/field.hpp"
 #include "core/rng.hpp"
+#include "core/state.hpp"
 #include "rl/minigrid/env.hpp"
 #include "rl/policy.hpp"
 
@@ -177,13 +177,11 @@ class Ppo {
   Env& env(int64_t p) { return *envs_[size_t(p)]; }
 
   // Resumable state (rng streams, counters, episode replays, the pending rollout and
-  // the epoch position) as string metadata and float arrays.
-  using PutMeta = std::function<void(const std::string&, const std::string&)>;
-  using PutArray = std::function<void(const std::string&, std::vector<float>)>;
-  using GetMeta = std::function<std::string(const std::string&)>;
-  using GetArray = std::function<std::vector<float>(const std::string&)>;
-  void save_state(const PutMeta& put_meta, const PutArray& put_array) const;
-  void load_state(const GetMeta& get_meta, const GetArray& get_array);
+  // the epoch position), written under `out` (the caller's scope, e.g. "ppo"). load_state
+  // throws core::Error naming a missing entry or an array whose size does not fit this
+  // configuration.
+  void save_state(core::Scope out) const;
+  void load_state(core::ConstScope in);
 
   size_t held_bytes() const;
 

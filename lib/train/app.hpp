@@ -213,7 +213,7 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
                                       "before it, {})",
                                       e.what(), previous));
       }
-      resume_step = ck.meta_int("step");
+      resume_step = ck.get_int("step");
     } else {
       exp.init();
     }

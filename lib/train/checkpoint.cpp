@@ -6,11 +6,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <bit>
-#include <charconv>
-#include <type_traits>
 #include <cerrno>
 #include <cstring>
-#include <limits>
 #include <set>
 #include <string_view>
 #include <system_error>
@@ -44,16 +41,6 @@ uint32_t get_u32(const unsigned char* p) {
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
   throw core::Error(fmt::format("checkpoint '{}': {}", path, what));
-}
-
-std::string joined_keys(const Checkpoint& ck) {
-  std::string s;
-  for (const auto& [k, v] : ck.meta) s += (s.empty() ? "" : ", ") + k;
-  return s.empty() ? "none" : s;
-}
-
-std::string where(const Checkpoint& ck) {
-  return ck.path.empty() ? "in-memory checkpoint" : fmt::format("checkpoint '{}'", ck.path);
 }
 
 // Reads exactly n bytes at offset; returns how many were available.
@@ -98,75 +85,6 @@ struct Fd {
 };
 
 }  // namespace
-
-void Checkpoint::set_meta(const std::string& k, const std::string& v) {
-  for (auto& [key, value] : meta) {
-    if (key == k) {
-      value = v;
-      return;
-    }
-  }
-  meta.emplace_back(k, v);
-}
-
-const std::string& Checkpoint::meta_at(const std::string& k) const {
-  for (const auto& [key, value] : meta)
-    if (key == k) return value;
-  throw core::Error(
-      fmt::format("{} has no meta key '{}' (keys: {}; hint: was it written by an "
-                  "older or different experiment?)",
-                  where(*this), k, joined_keys(*this)));
-}
-
-namespace {
-template <class T>
-T meta_number(const Checkpoint& ck, const std::string& k) {
-  const std::string& v = ck.meta_at(k);
-  T out{};
-  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  if (v.empty() || ec != std::errc() || end != v.data() + v.size())
-    throw core::Error(fmt::format("{}: meta '{}' is '{}', not a whole number{} (hint: the file "
-                                  "was edited or damaged)",
-                                  where(ck), k, v, std::is_signed_v<T> ? "" : " >= 0"));
-  return out;
-}
-}  // namespace
-
-int64_t Checkpoint::meta_int(const std::string& k) const { return meta_number<int64_t>(*this, k); }
-uint64_t Checkpoint::meta_u64(const std::string& k) const {
-  return meta_number<uint64_t>(*this, k);
-}
-
-bool Checkpoint::has_meta(const std::string& k) const {
-  for (const auto& [key, value] : meta)
-    if (key == k) return true;
-  return false;
-}
-
-void Checkpoint::add_array(std::string name, core::Shape shape, std::vector<float> data) {
-  SB_CHECK(!has_array(name), "{}: array '{}' added twice", where(*this), name);
-  SB_CHECK(static_cast<int64_t>(data.size()) == shape.numel(),
-           "{}: array '{}' has {} values but shape {} needs {}", where(*this), name, data.size(),
-           shape.str(), shape.numel());
-  arrays.push_back({std::move(name), shape, std::move(data)});
-}
-
-const NamedArray& Checkpoint::array(const std::string& name) const {
-  for (const auto& a : arrays)
-    if (a.name == name) return a;
-  std::string names;
-  for (const auto& a : arrays) names += (names.empty() ? "" : ", ") + a.name;
-  throw core::Error(fmt::format(
-      "{} has no array '{}' ({} arrays{}{}; hint: does the model config match the one that "
-      "wrote it?)",
-      where(*this), name, arrays.size(), arrays.empty() ? "" : ": ", names));
-}
-
-bool Checkpoint::has_array(const std::string& name) const {
-  for (const auto& a : arrays)
-    if (a.name == name) return true;
-  return false;
-}
 
 namespace {
 // What the header's "sha256" covers: every meta entry and every array (name, shape and
@@ -262,7 +180,7 @@ Checkpoint load_checkpoint(const std::string& path) {
          fmt::format("truncated: expected {} header bytes, found {}", header_len, header_got));
 
   Checkpoint ck;
-  ck.path = path;
+  ck.origin = path;
   uint64_t data_bytes = 0;
   std::string recorded_sha;
   std::vector<uint64_t> offsets;
@@ -275,7 +193,7 @@ Checkpoint load_checkpoint(const std::string& path) {
            "\"data_bytes\"");
     for (const auto& kv : root["meta"]) {
       const std::string key = kv.first.as<std::string>();
-      if (ck.has_meta(key))
+      if (ck.has(key))
         fail(path, fmt::format("malformed header: meta key '{}' repeated", key));
       if (!kv.second.IsScalar())
         fail(path, fmt::format("malformed header: meta '{}' is not a string", key));

@@ -12,66 +12,22 @@
 //                      the data section>, "count": n}, ...],
 //          "data_bytes": total}
 // Meta values are strings so 64-bit integers (RNG state words, step counters) survive
-// readers that parse JSON numbers as doubles. The header is parsed back with yaml-cpp
-// (JSON is valid YAML flow syntax), so no JSON library is needed.
+// readers that parse JSON numbers as doubles; core/state.hpp fixes how each kind of value
+// is written as text. The header is parsed back with yaml-cpp (JSON is valid YAML flow
+// syntax), so no JSON library is needed.
 #pragma once
 
 #include <string>
-#include <utility>
-#include <vector>
 
-#include "core/check.hpp"
-#include "core/tensor.hpp"
+#include "core/state.hpp"
 
 namespace seqbench::train {
 
-struct NamedArray {
-  std::string name;
-  core::Shape shape;  // rank 0..4; data.size() == shape.numel()
-  std::vector<float> data;
-};
-
-struct Checkpoint {
-  std::vector<std::pair<std::string, std::string>> meta;  // ordered, unique keys
-  std::vector<NamedArray> arrays;                         // unique names
-  std::string path;  // file it was loaded from (empty if built in memory); for messages
-
-  // Replaces the value of an existing key in place, else appends.
-  void set_meta(const std::string& k, const std::string& v);
-  // Throws naming the missing key, the file and the keys present.
-  const std::string& meta_at(const std::string& k) const;
-  bool has_meta(const std::string& k) const;
-  // The value as a whole number; throws naming the key, the value and the file when it
-  // is not one (or does not fit).
-  int64_t meta_int(const std::string& k) const;
-  uint64_t meta_u64(const std::string& k) const;
-
-  // Appends an array; throws if the name is taken or data.size() != shape.numel().
-  void add_array(std::string name, core::Shape shape, std::vector<float> data);
-  // Throws naming the missing array and the file.
-  const NamedArray& array(const std::string& name) const;
-  bool has_array(const std::string& name) const;
-};
-
-// A layer's extra state (meta pairs and float arrays, e.g. nn::TransformerState<float>)
-// stored under `prefix` in a checkpoint, and read back into a state of the same layout:
-// the caller's `st` names the entries it needs; a missing one or a shape that differs
-// throws naming the checkpoint.
-template <class State>
-void put_state(Checkpoint& ck, const std::string& prefix, const State& st) {
-  for (const auto& [k, v] : st.meta) ck.set_meta(prefix + k, v);
-  for (const auto& a : st.arrays) ck.add_array(prefix + a.name, a.shape, a.data);
-}
-template <class State>
-void get_state(const Checkpoint& ck, const std::string& prefix, State& st) {
-  for (auto& [k, v] : st.meta) v = ck.meta_at(prefix + k);
-  for (auto& a : st.arrays) {
-    const auto& saved = ck.array(prefix + a.name);
-    SB_CHECK(saved.shape == a.shape, "{}: {} has shape {}, the model expects {}", ck.path,
-             saved.name, saved.shape.str(), a.shape.str());
-    a.data = saved.data;
-  }
-}
+// A checkpoint is the state container (core/state.hpp): ordered meta, named float arrays,
+// typed put/get and scopes; its origin is the file it was loaded from (empty if built in
+// memory), which every error about it names.
+using Checkpoint = core::State;
+using NamedArray = core::StateArray;
 
 // Writes atomically (core::write_file_atomic): an interrupted save leaves the previous
 // checkpoint intact. Throws on duplicate names/keys or an array whose data size does

@@ -36,7 +36,9 @@ class Experiment {
   virtual void after_update() {}
   // Bytes the model holds between forward and backward (for memory reports).
   virtual size_t held_bytes() = 0;
-  // Resumable state beyond the parameters (e.g. the data RNG), as checkpoint meta.
+  // Resumable state beyond the parameters (e.g. the data RNG), written into the
+  // checkpoint with its typed put functions, usually under the experiment's own scope
+  // (ck.scope("char_ptb")); the Trainer's keys and the parameter names are at the top.
   virtual void save_state(Checkpoint& ck) const = 0;
   virtual void load_state(const Checkpoint& ck) = 0;
 };

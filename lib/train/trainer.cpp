@@ -27,9 +27,6 @@ std::string fmt_metrics(const Metrics& m) {
   return s;
 }
 
-std::string hex(double v) { return fmt::format("{:a}", v); }  // exact round trip
-double unhex(const std::string& s) { return std::strtod(s.c_str(), nullptr); }
-
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -68,38 +65,39 @@ void Trainer::log(const std::string& line) {
 void Trainer::save_checkpoint_now(double elapsed_s) {
   Checkpoint ck;
   auto& ps = exp_.params();
-  ck.set_meta("format", "seqbench-trainer");
-  ck.set_meta("step", std::to_string(step_));
-  ck.set_meta("optimizer", opt_->name());
-  ck.set_meta("optimizer_steps", std::to_string(opt_->steps()));
+  ck.put_string("format", "seqbench-trainer");
+  ck.put_int("step", step_);
+  ck.put_string("optimizer", opt_->name());
+  ck.put_int("optimizer_steps", opt_->steps());
   const auto st = sched_.state();
-  ck.set_meta("sched_scale", hex(st.scale));
-  ck.set_meta("sched_best", hex(st.best));
-  ck.set_meta("sched_has_best", st.has_best ? "1" : "0");
-  ck.set_meta("sched_bad", std::to_string(st.bad));
-  ck.set_meta("acc_n", std::to_string(acc_n_));
-  ck.set_meta("acc_loss", hex(acc_loss_));
-  ck.set_meta("acc_metric", hex(acc_metric_));
-  ck.set_meta("acc_gnorm", hex(acc_gnorm_));
-  ck.set_meta("has_best", has_best_ ? "1" : "0");
-  ck.set_meta("best", hex(best_));
-  ck.set_meta("best_step", std::to_string(best_step_));
-  ck.set_meta("bad_evals", std::to_string(bad_evals_));
-  ck.set_meta("updates_to_target", std::to_string(updates_to_target_));
-  ck.set_meta("seconds_to_target", hex(seconds_to_target_));
-  ck.set_meta("last_loss", hex(last_loss_));
-  ck.set_meta("last_metric", hex(last_metric_));
+  ck.put_double("sched_scale", st.scale);
+  ck.put_double("sched_best", st.best);
+  ck.put_bool("sched_has_best", st.has_best);
+  ck.put_int("sched_bad", st.bad);
+  ck.put_int("acc_n", acc_n_);
+  ck.put_double("acc_loss", acc_loss_);
+  ck.put_double("acc_metric", acc_metric_);
+  ck.put_double("acc_gnorm", acc_gnorm_);
+  ck.put_bool("has_best", has_best_);
+  ck.put_double("best", best_);
+  ck.put_int("best_step", best_step_);
+  ck.put_int("bad_evals", bad_evals_);
+  ck.put_int("updates_to_target", updates_to_target_);
+  ck.put_double("seconds_to_target", seconds_to_target_);
+  ck.put_double("last_loss", last_loss_);
+  ck.put_double("last_metric", last_metric_);
   exp_.save_state(ck);
+  const core::Scope optim = ck.scope("optim");
   for (const auto& p : ps.params()) {
     auto v = ps.values().subspan(size_t(p.offset), size_t(p.numel()));
-    ck.add_array(p.name, p.shape, std::vector<float>(v.begin(), v.end()));
+    ck.put_array(p.name, p.shape, std::vector<float>(v.begin(), v.end()));
     for (int k = 0; k < opt_->n_slots(); ++k) {
       auto s = ps.slot(k).subspan(size_t(p.offset), size_t(p.numel()));
-      ck.add_array(fmt::format("optim.slot{}/{}", k, p.name), p.shape,
-                   std::vector<float>(s.begin(), s.end()));
+      optim.put_array(fmt::format("slot{}/{}", k, p.name), p.shape,
+                      std::vector<float>(s.begin(), s.end()));
     }
   }
-  ck.set_meta("elapsed_s", hex(elapsed_s));
+  ck.put_double("elapsed_s", elapsed_s);
   // Two generations: the latest checkpoint becomes the previous one (a hard link, no copy)
   // before the new one replaces it, and the new one is read back and its checksum checked.
   const std::string latest = files_.checkpoint_path();
@@ -109,47 +107,42 @@ void Trainer::save_checkpoint_now(double elapsed_s) {
 }
 
 void load_parameters(core::ParamStore& ps, const Checkpoint& ck) {
-  for (const auto& p : ps.params()) {
-    const NamedArray& a = ck.array(p.name);
-    SB_CHECK(a.shape == p.shape, "{}: array '{}' has shape {}, the model expects {}", ck.path,
-             p.name, a.shape.str(), p.shape.str());
-    std::copy(a.data.begin(), a.data.end(), ps.values().begin() + p.offset);
-  }
+  for (const auto& p : ps.params())
+    ck.get_array(p.name, p.shape, ps.values().subspan(size_t(p.offset), size_t(p.numel())));
 }
 
 void Trainer::resume(const Checkpoint& ck) {
   auto& ps = exp_.params();
-  SB_CHECK(ck.meta_at("optimizer") == opt_->name(),
-           "{}: checkpoint was written with optimizer '{}', config says '{}'", ck.path,
-           ck.meta_at("optimizer"), opt_->name());
+  SB_CHECK(ck.get_string("optimizer") == opt_->name(),
+           "{}: checkpoint was written with optimizer '{}', config says '{}'", ck.where(),
+           ck.get_string("optimizer"), opt_->name());
   load_parameters(ps, ck);
-  for (const auto& p : ps.params()) {
-    for (int k = 0; k < opt_->n_slots(); ++k) {
-      const NamedArray& s = ck.array(fmt::format("optim.slot{}/{}", k, p.name));
-      std::copy(s.data.begin(), s.data.end(), ps.slot(k).begin() + p.offset);
-    }
-  }
-  step_ = ck.meta_int("step");
-  opt_->set_steps(ck.meta_int("optimizer_steps"));
+  const core::ConstScope optim = ck.scope("optim");
+  for (const auto& p : ps.params())
+    for (int k = 0; k < opt_->n_slots(); ++k)
+      optim.get_array(fmt::format("slot{}/{}", k, p.name), p.shape,
+                      ps.slot(k).subspan(size_t(p.offset), size_t(p.numel())));
+  step_ = ck.get_int("step");
+  opt_->set_steps(ck.get_int("optimizer_steps"));
   optim::LrSchedule::State st;
-  st.scale = unhex(ck.meta_at("sched_scale"));
-  st.best = unhex(ck.meta_at("sched_best"));
-  st.has_best = ck.meta_at("sched_has_best") == "1";
-  st.bad = ck.meta_int("sched_bad");
+  st.scale = ck.get_double("sched_scale");
+  st.best = ck.get_double("sched_best");
+  st.has_best = ck.get_bool("sched_has_best");
+  st.bad = ck.get_int("sched_bad");
   sched_.set_state(st);
-  acc_n_ = ck.meta_int("acc_n");
-  acc_loss_ = unhex(ck.meta_at("acc_loss"));
-  acc_metric_ = unhex(ck.meta_at("acc_metric"));
-  acc_gnorm_ = unhex(ck.meta_at("acc_gnorm"));
-  has_best_ = ck.meta_at("has_best") == "1";
-  best_ = unhex(ck.meta_at("best"));
-  best_step_ = ck.meta_int("best_step");
-  bad_evals_ = ck.meta_int("bad_evals");
-  updates_to_target_ = ck.meta_int("updates_to_target");
-  seconds_to_target_ = unhex(ck.meta_at("seconds_to_target"));
-  last_loss_ = unhex(ck.meta_at("last_loss"));
-  last_metric_ = unhex(ck.meta_at("last_metric"));
-  elapsed_before_ = unhex(ck.meta_at("elapsed_s"));
+  acc_n_ = ck.get_int("acc_n");
+  acc_loss_ = ck.get_double("acc_loss");
+  acc_metric_ = ck.get_double("acc_metric");
+  acc_gnorm_ = ck.get_double("acc_gnorm");
+  has_best_ = ck.get_bool("has_best");
+  best_ = ck.get_double("best");
+  best_step_ = ck.get_int("best_step");
+  bad_evals_ = ck.get_int("bad_evals");
+  updates_to_target_ = ck.get_int("updates_to_target");
+  seconds_to_target_ = ck.get_double("seconds_to_target");
+  last_loss_ = ck.get_double("last_loss");
+  last_metric_ = ck.get_double("last_metric");
+  elapsed_before_ = ck.get_double("elapsed_s");
   exp_.load_state(ck);
 }
 

@@ -47,8 +47,8 @@ TEST(CheckpointGenerations, ADamagedLatestCheckpointFallsBackToThePreviousOneOnR
   // Checkpoints at 10 and 20, then Ctrl-C after update 25 writes one at 25.
   ASSERT_EQ(run(kCopy + " --config tiny.yaml -q --run-id part --interrupt-at 25", dir).code, 130);
   const std::string run_dir = dir + "/results/copy/part";
-  EXPECT_EQ(train::load_checkpoint(run_dir + "/checkpoint.sbck").meta_at("step"), "25");
-  EXPECT_EQ(train::load_checkpoint(run_dir + "/checkpoint.prev.sbck").meta_at("step"), "20");
+  EXPECT_EQ(train::load_checkpoint(run_dir + "/checkpoint.sbck").get_string("step"), "25");
+  EXPECT_EQ(train::load_checkpoint(run_dir + "/checkpoint.prev.sbck").get_string("step"), "20");
 
   flip_a_bit(run_dir + "/checkpoint.sbck");
   const std::string metrics_before = clitest::slurp(run_dir + "/metrics.csv");

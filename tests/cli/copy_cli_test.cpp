@@ -161,8 +161,8 @@ TEST_P(CopyResume, InterruptedThenResumedEqualsUninterruptedBitForBit) {
     EXPECT_EQ(a.arrays[i].name, b.arrays[i].name);
     EXPECT_EQ(a.arrays[i].data, b.arrays[i].data) << a.arrays[i].name << " differs";
   }
-  EXPECT_EQ(a.meta_at("step"), "30");
-  EXPECT_EQ(b.meta_at("step"), "30");
+  EXPECT_EQ(a.get_string("step"), "30");
+  EXPECT_EQ(b.get_string("step"), "30");
   // The metrics of both runs agree row by row (except wall-clock), with no duplicates.
   const auto ma = report::read_csv(dir + "/results/copy/full/metrics.csv");
   const auto mb = report::read_csv(dir + "/results/copy/part/metrics.csv");

@@ -114,7 +114,7 @@ train: {batch: 2, steps: 30, log_every: 5, eval_every: 0, eval_batches: 1, check
   EXPECT_EQ(clitest::slurp(run_dir + "/config.yaml"), ref_config);
   expect_whole_rows(run_dir + "/metrics.csv");
   const auto kept = train::load_checkpoint(run_dir + "/checkpoint.sbck");
-  EXPECT_EQ(kept.meta_int("step"), 10);
+  EXPECT_EQ(kept.get_int("step"), 10);
   for (const auto& name : names_in(run_dir))
     EXPECT_EQ(name.find(".tmp"), std::string::npos) << "left behind: " << name;
 

@@ -29,7 +29,7 @@ inline void expect_same_checkpoints(const train::Checkpoint& a, const train::Che
     EXPECT_EQ(a.arrays[i].name, b.arrays[i].name);
     EXPECT_EQ(a.arrays[i].data, b.arrays[i].data) << a.arrays[i].name << " differs";
   }
-  for (const char* k : keys) EXPECT_EQ(a.meta_at(k), b.meta_at(k)) << k;
+  for (const char* k : keys) EXPECT_EQ(a.get_string(k), b.get_string(k)) << k;
 }
 
 // A config mistake given by --set assignments: the run must fail naming must_contain.

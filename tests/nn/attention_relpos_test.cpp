@@ -299,7 +299,7 @@ TEST(TransformerRelpos, CheckpointRoundTripRestoresTheTable) {
   train::Checkpoint ck;
   for (const auto& p : a.ps.params()) {
     auto v = a.ps.values().subspan(size_t(p.offset), size_t(p.numel()));
-    ck.add_array(p.name, p.shape, std::vector<float>(v.begin(), v.end()));
+    ck.put_array(p.name, p.shape, std::vector<float>(v.begin(), v.end()));
   }
   train::save_checkpoint(dir / "m.sbck", ck);
   train::load_parameters(b.ps, train::load_checkpoint(dir / "m.sbck"));

@@ -157,7 +157,11 @@ TEST(TransformerLM, CentroidsMoveInTrainingOnly) {
   core::Rng rng(15);
   const auto ids = random_ids(rng, B * N, V);
   core::TensorT<double> logits(Shape{B * N, V});
-  const auto centroids = [&] { return lm.model.state().arrays; };
+  const auto centroids = [&] {
+    core::State st;
+    lm.model.save_state(st);
+    return st.arrays;
+  };
   const auto c0 = centroids();
   ASSERT_EQ(c0.size(), 2u);  // one routing group per layer
   EXPECT_EQ(c0[0].name, "l0.g1.centroids");
@@ -186,16 +190,22 @@ TEST(TransformerLM, StateReproducesTheNextTrainingStep) {
   const auto ids = random_ids(rng, B * N, V);
   core::Tensor la(Shape{B * N, V}), lb(Shape{B * N, V}), lc(Shape{B * N, V});
   for (int i = 0; i < 3; ++i) a.model.forward(ids.data(), B, N, la.view(), true);
-  const auto st = a.model.state();
+  core::State st;
+  a.model.save_state(st.scope("lm"));  // under a scope, as an experiment writes it
   EXPECT_EQ(st.meta.size(), 2u);
+  EXPECT_TRUE(st.has("lm.dropout_rng"));
+  EXPECT_TRUE(st.has("lm.draws"));
   // b: same parameters, fresh state + the saved one; c: same parameters, fresh state.
   Lm<float> b(cfg, V, N, 16), c(cfg, V, N, 16);
   std::copy(a.ps.values().begin(), a.ps.values().end(), b.ps.values().begin());
   std::copy(a.ps.values().begin(), a.ps.values().end(), c.ps.values().begin());
-  b.model.set_state(st);
-  ASSERT_EQ(b.model.state().arrays.size(), st.arrays.size());
+  b.model.load_state(st.scope("lm"));
+  core::State st_b;
+  b.model.save_state(st_b.scope("lm"));
+  EXPECT_EQ(st_b.meta, st.meta);
+  ASSERT_EQ(st_b.arrays.size(), st.arrays.size());
   for (size_t i = 0; i < st.arrays.size(); ++i)
-    EXPECT_EQ(b.model.state().arrays[i].data, st.arrays[i].data) << st.arrays[i].name;
+    EXPECT_EQ(st_b.arrays[i].data, st.arrays[i].data) << st.arrays[i].name;
   a.model.forward(ids.data(), B, N, la.view(), true);
   b.model.forward(ids.data(), B, N, lb.view(), true);
   c.model.forward(ids.data(), B, N, lc.view(), true);
@@ -206,17 +216,27 @@ TEST(TransformerLM, StateReproducesTheNextTrainingStep) {
   }
   EXPECT_EQ(diff_b, 0.0f);
   EXPECT_GT(diff_c, 1e-5f);  // without the state the step differs (masks, draws, centroids)
-  const auto st2 = b.model.state();
-  EXPECT_EQ(st2.meta, a.model.state().meta);
+  core::State st2, st_a;
+  b.model.save_state(st2);
+  a.model.save_state(st_a);
+  EXPECT_EQ(st2.meta, st_a.meta);
 
-  nn::TransformerState<float> broken = st;
+  core::State broken = st;
   broken.arrays.clear();
-  EXPECT_NE(testutil::message_of([&] { c.model.set_state(broken); }).find("l0.g1.centroids"),
+  EXPECT_NE(testutil::message_of([&] { c.model.load_state(broken.scope("lm")); })
+                .find("lm.l0.g1.centroids"),
             std::string::npos);
   broken = st;
   broken.meta.pop_back();
-  EXPECT_NE(testutil::message_of([&] { c.model.set_state(broken); }).find("draws"),
+  EXPECT_NE(testutil::message_of([&] { c.model.load_state(broken.scope("lm")); }).find("lm.draws"),
             std::string::npos);
+  // Centroids of another shape (another clusters setting) are refused naming both shapes.
+  broken = st;
+  const Shape want = st.arrays[0].shape;
+  broken.arrays[0].shape = Shape{want[0], want[1] + 1, want[2]};
+  const std::string m = testutil::message_of([&] { c.model.load_state(broken.scope("lm")); });
+  EXPECT_NE(m.find(broken.arrays[0].shape.str()), std::string::npos) << m;
+  EXPECT_NE(m.find(want.str()), std::string::npos) << m;
 }
 
 TEST(TransformerLM, EvaluationIsDeterministicForAGivenDrawCount) {

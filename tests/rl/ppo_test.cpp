@@ -4,12 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <map>
 #include <vector>
 
+#include "core/state.hpp"
 #include "gradcheck.hpp"
 #include "rl/minigrid/envs.hpp"
 #include "rl/ppo.hpp"
+#include "test_util.hpp"
 
 using namespace seqbench;
 
@@ -270,17 +271,14 @@ TEST_P(PpoResume, SaveLoadContinuesBitForBit) {
   Agent b(lstm_agent(), cfg.recurrence, 1);
   rl::Ppo pb(cfg, envs_of("DoorKey-5x5", 3), *b.policy, 9);
   train(pb, b.ps, cut);
-  std::map<std::string, std::string> meta;
-  std::map<std::string, std::vector<float>> arrays;
-  pb.save_state([&](const std::string& k, const std::string& v) { meta[k] = v; },
-                [&](const std::string& k, std::vector<float> v) { arrays[k] = std::move(v); });
+  core::State st;
+  pb.save_state(st.scope("ppo"));
   const std::vector<float> params(b.ps.values().begin(), b.ps.values().end());
 
   Agent c(lstm_agent(), cfg.recurrence, 2);  // other initial parameters, overwritten below
   rl::Ppo pc(cfg, envs_of("DoorKey-5x5", 3), *c.policy, 77);
   std::copy(params.begin(), params.end(), c.ps.values().begin());
-  pc.load_state([&](const std::string& k) { return meta.at(k); },
-                [&](const std::string& k) { return arrays.at(k); });
+  pc.load_state(st.scope("ppo"));
   EXPECT_EQ(pc.frames(), pb.frames());
   const std::vector<float> resumed = train(pc, c.ps, total - cut);
   EXPECT_EQ(resumed, full);
@@ -289,6 +287,31 @@ TEST_P(PpoResume, SaveLoadContinuesBitForBit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cuts, PpoResume, ::testing::Values(2, 5, 8));
+
+// The state names what it holds under the caller's scope, and a state written with other
+// settings (fewer environments here) is refused naming the entry and both shapes.
+TEST(PpoState, WritesUnderItsScopeAndRefusesOtherSettings) {
+  rl::PpoConfig cfg = small_ppo();
+  Agent a(lstm_agent(), cfg.recurrence, 1);
+  rl::Ppo pa(cfg, envs_of("DoorKey-5x5", 3), *a.policy, 9);
+  train(pa, a.ps, 2);  // mid-update: the rollout is saved too
+  core::State st("run/checkpoint.sbck");
+  pa.save_state(st.scope("ppo"));
+  for (const auto& [k, v] : st.meta) EXPECT_EQ(k.rfind("ppo.", 0), 0u) << k;
+  for (const auto& x : st.arrays) EXPECT_EQ(x.name.rfind("ppo.", 0), 0u) << x.name;
+  EXPECT_TRUE(st.has("ppo.env2.rng"));
+  EXPECT_TRUE(st.has_array("ppo.rollout.value"));
+
+  cfg.procs = 2;
+  Agent b(lstm_agent(), cfg.recurrence, 1);
+  rl::Ppo pb(cfg, envs_of("DoorKey-5x5", 2), *b.policy, 9);
+  const std::string m = testutil::message_of([&] { pb.load_state(st.scope("ppo")); });
+  EXPECT_NE(m.find("'run/checkpoint.sbck'"), std::string::npos) << m;
+  EXPECT_NE(m.find("'ppo.memory'"), std::string::npos) << m;
+  const int64_t M = a.policy->memory_size();
+  EXPECT_NE(m.find(core::Shape{3 * M}.str()), std::string::npos) << m;
+  EXPECT_NE(m.find(core::Shape{2 * M}.str()), std::string::npos) << m;
+}
 
 TEST(PpoEvaluate, SameEpisodesEveryCallAndParametersUntouched) {
   Agent a(lstm_agent(), 4, 1);

@@ -28,15 +28,15 @@ std::vector<float> iota(int64_t n, float scale) {
 
 Checkpoint sample() {
   Checkpoint ck;
-  ck.set_meta("step", "1234");
-  ck.set_meta("rng.s0", std::to_string(std::numeric_limits<uint64_t>::max()));
-  ck.set_meta("note", "quotes \" backslash \\ newline\n tab\t unicode é± ctrl\x01");
-  ck.set_meta("empty", "");
-  ck.add_array("enc.0.lstm.w_hh", core::Shape{4, 3}, iota(12, 0.25f));
-  ck.add_array("enc.0.lstm.b", core::Shape{7}, iota(7, -1e-3f));
-  ck.add_array("scalar", core::Shape{}, {3.5f});
-  ck.add_array("empty", core::Shape{0, 5}, {});
-  ck.add_array("cube", core::Shape{2, 1, 3, 2}, iota(12, 1e6f));
+  ck.put_string("step", "1234");
+  ck.put_u64("rng.s0", std::numeric_limits<uint64_t>::max());
+  ck.put_string("note", "quotes \" backslash \\ newline\n tab\t unicode é± ctrl\x01");
+  ck.put_string("empty", "");
+  ck.put_array("enc.0.lstm.w_hh", core::Shape{4, 3}, iota(12, 0.25f));
+  ck.put_array("enc.0.lstm.b", core::Shape{7}, iota(7, -1e-3f));
+  ck.put_array("scalar", core::Shape{}, {3.5f});
+  ck.put_array("empty", core::Shape{0, 5}, {});
+  ck.put_array("cube", core::Shape{2, 1, 3, 2}, iota(12, 1e6f));
   ck.arrays[0].data[5] = std::numeric_limits<float>::denorm_min();
   ck.arrays[0].data[6] = -0.0f;
   return ck;
@@ -50,10 +50,10 @@ TEST(Checkpoint, RoundTripKeepsMetaOrderAndArraysBitExact) {
   const Checkpoint ck = sample();
   train::save_checkpoint(p, ck);
   const Checkpoint back = train::load_checkpoint(p);
-  EXPECT_EQ(back.path, p);
+  EXPECT_EQ(back.origin, p);
   EXPECT_EQ(back.meta, ck.meta);
-  EXPECT_EQ(back.meta_at("rng.s0"), "18446744073709551615");
-  EXPECT_EQ(std::stoull(back.meta_at("rng.s0")), std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(back.get_string("rng.s0"), "18446744073709551615");
+  EXPECT_EQ(std::stoull(back.get_string("rng.s0")), std::numeric_limits<uint64_t>::max());
   ASSERT_EQ(back.arrays.size(), ck.arrays.size());
   for (size_t i = 0; i < ck.arrays.size(); ++i) {
     EXPECT_EQ(back.arrays[i].name, ck.arrays[i].name);
@@ -74,8 +74,8 @@ TEST(Checkpoint, LayoutMatchesTheDocumentedFormat) {
   TempDir dir;
   const std::string p = dir / "c.sbck";
   Checkpoint ck;
-  ck.add_array("a", core::Shape{2}, {1.0f, 2.0f});
-  ck.add_array("b", core::Shape{1, 1}, {-3.0f});
+  ck.put_array("a", core::Shape{2}, {1.0f, 2.0f});
+  ck.put_array("b", core::Shape{1, 1}, {-3.0f});
   train::save_checkpoint(p, ck);
   const std::string bytes = core::read_file(p);
   ASSERT_GE(bytes.size(), 16u);
@@ -104,22 +104,22 @@ TEST(Checkpoint, MissingKeysAndArraysNameTheFile) {
   const std::string p = dir / "c.sbck";
   train::save_checkpoint(p, sample());
   const Checkpoint ck = train::load_checkpoint(p);
-  std::string m = message_of([&] { ck.meta_at("epoch"); });
+  std::string m = message_of([&] { ck.get_string("epoch"); });
   EXPECT_NE(m.find("'" + p + "' has no meta key 'epoch'"), std::string::npos) << m;
   EXPECT_NE(m.find("step, rng.s0"), std::string::npos) << m;
   std::string a = message_of([&] { ck.array("dec.w"); });
   EXPECT_NE(a.find("'" + p + "' has no array 'dec.w'"), std::string::npos) << a;
-  EXPECT_TRUE(ck.has_meta("step"));
+  EXPECT_TRUE(ck.has("step"));
   EXPECT_FALSE(ck.has_array("dec.w"));
 }
 
 TEST(Checkpoint, SaveRejectsInconsistentArrays) {
   TempDir dir;
   Checkpoint ck;
-  ck.add_array("w", core::Shape{2}, {1.0f, 2.0f});
-  EXPECT_THROW(ck.add_array("w", core::Shape{1}, {1.0f}), core::Error);
-  EXPECT_THROW(ck.add_array("v", core::Shape{3}, {1.0f}), core::Error);
-  ck.arrays.push_back({"w", core::Shape{1}, {0.0f}});  // bypassing add_array
+  ck.put_array("w", core::Shape{2}, {1.0f, 2.0f});
+  EXPECT_THROW(ck.put_array("w", core::Shape{1}, {1.0f}), core::Error);
+  EXPECT_THROW(ck.put_array("v", core::Shape{3}, {1.0f}), core::Error);
+  ck.arrays.push_back({"w", core::Shape{1}, {0.0f}});  // bypassing put_array
   EXPECT_THROW(train::save_checkpoint(dir / "bad.sbck", ck), core::Error);
   EXPECT_FALSE(core::file_exists(dir / "bad.sbck"));
 }
@@ -263,18 +263,18 @@ TEST_F(CorruptCheckpoint, ACheckpointWithoutAChecksumStillLoads) {
 
 TEST(Checkpoint, NumbersInMetaAreCheckedAndNamed) {
   Checkpoint ck;
-  ck.path = "run/checkpoint.sbck";
-  ck.set_meta("step", "1234");
-  ck.set_meta("rng", "18446744073709551615");
-  ck.set_meta("bad", "12x");
-  ck.set_meta("neg", "-3");
-  EXPECT_EQ(ck.meta_int("step"), 1234);
-  EXPECT_EQ(ck.meta_u64("rng"), std::numeric_limits<uint64_t>::max());
-  EXPECT_EQ(ck.meta_int("neg"), -3);
-  std::string m = message_of([&] { ck.meta_int("bad"); });
+  ck.origin = "run/checkpoint.sbck";
+  ck.put_string("step", "1234");
+  ck.put_string("rng", "18446744073709551615");
+  ck.put_string("bad", "12x");
+  ck.put_string("neg", "-3");
+  EXPECT_EQ(ck.get_int("step"), 1234);
+  EXPECT_EQ(ck.get_u64("rng"), std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(ck.get_int("neg"), -3);
+  std::string m = message_of([&] { ck.get_int("bad"); });
   EXPECT_NE(m.find("meta 'bad' is '12x', not a whole number"), std::string::npos) << m;
   EXPECT_NE(m.find("run/checkpoint.sbck"), std::string::npos) << m;
-  m = message_of([&] { ck.meta_u64("neg"); });
+  m = message_of([&] { ck.get_u64("neg"); });
   EXPECT_NE(m.find("not a whole number >= 0"), std::string::npos) << m;
-  EXPECT_NE(message_of([&] { ck.meta_int("rng"); }).find("not a whole number"), std::string::npos);
+  EXPECT_NE(message_of([&] { ck.get_int("rng"); }).find("not a whole number"), std::string::npos);
 }

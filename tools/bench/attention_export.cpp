@@ -56,17 +56,17 @@ int main(int argc, char** argv) {
     mha.backward(ddst.cview(), dsrc.view());
 
     train::Checkpoint ck;
-    ck.set_meta("B", std::to_string(B));
-    ck.set_meta("N", std::to_string(N));
-    ck.set_meta("E", std::to_string(E));
-    ck.set_meta("heads", std::to_string(heads));
-    ck.set_meta("attention", attention);
+    ck.put_int("B", B);
+    ck.put_int("N", N);
+    ck.put_int("E", E);
+    ck.put_int("heads", heads);
+    ck.put_string("attention", attention);
     for (const auto& p : ps.params()) {
-      ck.add_array(p.name, p.shape, std::vector<float>(p.value, p.value + p.numel()));
-      ck.add_array("grad/" + p.name, p.shape, std::vector<float>(p.grad, p.grad + p.numel()));
+      ck.put_array(p.name, p.shape, std::vector<float>(p.value, p.value + p.numel()));
+      ck.put_array("grad/" + p.name, p.shape, std::vector<float>(p.grad, p.grad + p.numel()));
     }
     const auto put = [&](const char* name, const core::Tensor& t) {
-      ck.add_array(name, t.shape(), std::vector<float>(t.data(), t.data() + t.numel()));
+      ck.put_array(name, t.shape(), std::vector<float>(t.data(), t.data() + t.numel()));
     };
     put("src", src);
     put("ddst", ddst);
