@@ -7,12 +7,12 @@
 //                        # covers both with one key)
 //   seed: 1
 //   threads: 0
-//   truncation: {T, hidden, input, k_max, instances, input_scale}   (lib/train/truncation.hpp)
+//   truncation: {T, hidden, input, k_max, instances, input_scale}   (lib/analysis/truncation.hpp)
 //   weights: {T, hidden, input, n, input_scale, alpha, steps, ks, record_every}
-//                                                                   (lib/train/weight_gap.hpp)
+//                                                                   (lib/analysis/weight_gap.hpp)
 //   output: {dir, run_id, label}
 //
-// The defaults are the library's (train::TruncationGapConfig, train::WeightGapConfig), and
+// The defaults are the library's (analysis::TruncationGapConfig, analysis::WeightGapConfig), and
 // the bounds those of the old command-line options. Presets: configs/stability/.
 #pragma once
 
@@ -22,22 +22,22 @@
 
 #include "config/field.hpp"
 #include "train/train_config.hpp"
-#include "train/truncation.hpp"
-#include "train/weight_gap.hpp"
+#include "analysis/truncation.hpp"
+#include "analysis/weight_gap.hpp"
 
 namespace seqbench::apps {
 
 // The bounds every λ-contractive analysis shares (as the old --lambda option had them).
 inline constexpr double kStabilityLambdaMin = 1e-6, kStabilityLambdaMax = 1.0 - 1e-9;
 
-// train::TruncationGapConfig without lambda and seed (those are top-level keys).
+// analysis::TruncationGapConfig without lambda and seed (those are top-level keys).
 struct StabilityTruncationConfig {
-  int64_t T = train::TruncationGapConfig{}.T;
-  int64_t hidden = train::TruncationGapConfig{}.hidden;
-  int64_t input = train::TruncationGapConfig{}.input;
-  int64_t k_max = train::TruncationGapConfig{}.k_max;
-  int64_t instances = train::TruncationGapConfig{}.instances;
-  double input_scale = train::TruncationGapConfig{}.input_scale;
+  int64_t T = analysis::TruncationGapConfig{}.T;
+  int64_t hidden = analysis::TruncationGapConfig{}.hidden;
+  int64_t input = analysis::TruncationGapConfig{}.input;
+  int64_t k_max = analysis::TruncationGapConfig{}.k_max;
+  int64_t instances = analysis::TruncationGapConfig{}.instances;
+  double input_scale = analysis::TruncationGapConfig{}.input_scale;
 
   template <class V>
   void visit(V& v) {
@@ -52,17 +52,17 @@ struct StabilityTruncationConfig {
   }
 };
 
-// train::WeightGapConfig without lambda and seed.
+// analysis::WeightGapConfig without lambda and seed.
 struct StabilityWeightsConfig {
-  int64_t T = train::WeightGapConfig{}.T;
-  int64_t hidden = train::WeightGapConfig{}.hidden;
-  int64_t input = train::WeightGapConfig{}.input;
-  int64_t n = train::WeightGapConfig{}.n;
-  double input_scale = train::WeightGapConfig{}.input_scale;
-  double alpha = train::WeightGapConfig{}.alpha;
-  int64_t steps = train::WeightGapConfig{}.steps;
-  std::vector<int64_t> ks = train::WeightGapConfig{}.ks;
-  int64_t record_every = train::WeightGapConfig{}.record_every;
+  int64_t T = analysis::WeightGapConfig{}.T;
+  int64_t hidden = analysis::WeightGapConfig{}.hidden;
+  int64_t input = analysis::WeightGapConfig{}.input;
+  int64_t n = analysis::WeightGapConfig{}.n;
+  double input_scale = analysis::WeightGapConfig{}.input_scale;
+  double alpha = analysis::WeightGapConfig{}.alpha;
+  int64_t steps = analysis::WeightGapConfig{}.steps;
+  std::vector<int64_t> ks = analysis::WeightGapConfig{}.ks;
+  int64_t record_every = analysis::WeightGapConfig{}.record_every;
 
   template <class V>
   void visit(V& v) {
@@ -98,13 +98,13 @@ struct StabilityConfig {
       config::range(kStabilityLambdaMin, kStabilityLambdaMax));
     v("seed", seed, "random seed of the instances");
     v("threads", threads, "threads (0 = all cores)", config::non_negative());
-    v("truncation", truncation, "analysis: truncation (lib/train/truncation.hpp)");
-    v("weights", weights, "analysis: weights (lib/train/weight_gap.hpp)");
+    v("truncation", truncation, "analysis: truncation (lib/analysis/truncation.hpp)");
+    v("weights", weights, "analysis: weights (lib/analysis/weight_gap.hpp)");
     v("output", output, "where results go");
   }
 
-  train::TruncationGapConfig truncation_gap() const {
-    train::TruncationGapConfig c;
+  analysis::TruncationGapConfig truncation_gap() const {
+    analysis::TruncationGapConfig c;
     c.lambda = lambda;
     c.T = truncation.T;
     c.hidden = truncation.hidden;
@@ -116,8 +116,8 @@ struct StabilityConfig {
     return c;
   }
 
-  train::WeightGapConfig weight_gap() const {
-    train::WeightGapConfig c;
+  analysis::WeightGapConfig weight_gap() const {
+    analysis::WeightGapConfig c;
     c.lambda = lambda;
     c.T = weights.T;
     c.hidden = weights.hidden;

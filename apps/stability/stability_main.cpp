@@ -49,8 +49,8 @@
 #include "train/run_files.hpp"
 #include "train/run_record.hpp"
 #include "train/trainer.hpp"
-#include "train/truncation.hpp"
-#include "train/weight_gap.hpp"
+#include "analysis/truncation.hpp"
+#include "analysis/weight_gap.hpp"
 
 namespace seqbench::apps {
 
@@ -137,8 +137,8 @@ std::string draw(const train::RunFiles& files, const std::string& stem,
 
 Outcome run_truncation(const StabilityConfig& c, train::RunFiles& files,
                        const std::string& legacy_csv) {
-  const train::TruncationGapConfig tc = c.truncation_gap();
-  const auto rows = train::truncation_gradient_gap(tc);
+  const analysis::TruncationGapConfig tc = c.truncation_gap();
+  const auto rows = analysis::truncation_gradient_gap(tc);
   std::vector<std::vector<std::string>> cells, shown;
   for (const auto& r : rows) {
     cells.push_back({report::CsvWriter::cell(r.k), report::CsvWriter::cell(r.gap),
@@ -155,7 +155,7 @@ Outcome run_truncation(const StabilityConfig& c, train::RunFiles& files,
   Outcome o;
   o.printed = report::markdown_table({"k", "gradient gap", "k λ^k"}, shown) + "\n";
   try {
-    const train::RateFit fit = train::fit_upper_half(rows);
+    const analysis::RateFit fit = analysis::fit_upper_half(rows);
     o.log_rate = fit.log_rate;
     o.fit_k = fmt::format("{}-{}", fit.k_from, fit.k_to);
     o.printed += fmt::format(
@@ -191,8 +191,8 @@ Outcome run_truncation(const StabilityConfig& c, train::RunFiles& files,
 
 Outcome run_weights(const StabilityConfig& c, train::RunFiles& files,
                     const std::string& legacy_csv) {
-  const train::WeightGapConfig wc = c.weight_gap();
-  const auto rows = train::weight_gap(wc);
+  const analysis::WeightGapConfig wc = c.weight_gap();
+  const auto rows = analysis::weight_gap(wc);
   std::vector<std::vector<std::string>> cells, shown;
   Outcome o;
   bool any_positive = false;
@@ -214,7 +214,7 @@ Outcome run_weights(const StabilityConfig& c, train::RunFiles& files,
       "\n";
   // The slope of log(final gap) against k, to compare with log λ.
   try {
-    const train::WeightGapFit fit = train::final_gap_log_rate(rows, wc.T, wc.steps);
+    const analysis::WeightGapFit fit = analysis::final_gap_log_rate(rows, wc.T, wc.steps);
     o.log_rate = fit.log_rate;
     for (const int64_t k : fit.ks) o.fit_k += (o.fit_k.empty() ? "" : " ") + std::to_string(k);
     o.printed += fmt::format(

@@ -247,7 +247,9 @@ std::vector<Run> expand(const Spec& spec) {
         for (const auto& [k, v] : p) {
           r.sets.emplace_back(k, v);
           const std::string name = last_parts[last_of(k)] > 1 ? k : last_of(k);
-          r.id += "-" + id_part(name + v);
+          // Two appends, not "-" + ...: g++ 12 warns (-Wrestrict) on the temporary.
+          r.id += '-';
+          r.id += id_part(name + v);
           what += " " + k + "=" + v;
         }
         r.id += "-s" + std::to_string(seed);

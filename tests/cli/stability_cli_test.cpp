@@ -97,7 +97,7 @@ TEST(StabilityRun, TruncationWritesARunDirectoryAndOneRunsCsvRow) {
 }
 
 // Lemma 2: the gap decays like k λ^k. The fit over the upper half of k must find log λ
-// within 20% (tests/train/truncation_test.cpp asserts the same of the library).
+// within 20% (tests/analysis/truncation_test.cpp asserts the same of the library).
 TEST(StabilityRun, FittedRateMatchesLogLambda) {
   const std::string dir = clitest::fresh_dir("x");
   for (const char* lambda : {"0.5", "0.8"}) {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/check.hpp"
-#include "train/weight_gap.hpp"
+#include "analysis/weight_gap.hpp"
 
 using namespace seqbench;
 
@@ -17,7 +17,7 @@ namespace {
 // gap[k][step]
 using GapTable = std::map<int64_t, std::map<int64_t, double>>;
 
-GapTable table(const std::vector<train::WeightGapRow>& rows) {
+GapTable table(const std::vector<analysis::WeightGapRow>& rows) {
   GapTable t;
   for (const auto& r : rows) t[r.k][r.step] = r.gap;
   return t;
@@ -40,14 +40,14 @@ double log_slope(const GapTable& t, int64_t final_step) {
 // The default configuration (λ = 0.8, T = 40, k = 2, 4, 8, 16, 200 steps) is run once and
 // shared: one run is about 0.4 s at -O1.
 const GapTable& default_table() {
-  static const GapTable t = table(train::weight_gap(train::WeightGapConfig{}));
+  static const GapTable t = table(analysis::weight_gap(analysis::WeightGapConfig{}));
   return t;
 }
 
 }  // namespace
 
 TEST(WeightGap, RowsCoverEveryKAndRecordedStep) {
-  const train::WeightGapConfig cfg;
+  const analysis::WeightGapConfig cfg;
   const GapTable& t = default_table();
   ASSERT_EQ(t.size(), cfg.ks.size());
   for (const int64_t k : cfg.ks) {
@@ -58,7 +58,7 @@ TEST(WeightGap, RowsCoverEveryKAndRecordedStep) {
 }
 
 TEST(WeightGap, ZeroAtInitialisationThenGrowsSublinearly) {
-  const int64_t N = train::WeightGapConfig{}.steps;
+  const int64_t N = analysis::WeightGapConfig{}.steps;
   for (const auto& [k, by_step] : default_table()) {
     EXPECT_EQ(by_step.at(0), 0.0) << "k " << k;  // same initialisation
     EXPECT_GT(by_step.at(10), 0.0) << "k " << k;
@@ -78,7 +78,7 @@ TEST(WeightGap, ZeroAtInitialisationThenGrowsSublinearly) {
 }
 
 TEST(WeightGap, FinalGapDecaysGeometricallyInK) {
-  const int64_t N = train::WeightGapConfig{}.steps;
+  const int64_t N = analysis::WeightGapConfig{}.steps;
   const GapTable& t = default_table();
   EXPECT_LT(t.at(16).at(N), t.at(8).at(N));
   EXPECT_LT(t.at(8).at(N), t.at(4).at(N));
@@ -92,11 +92,11 @@ TEST(WeightGap, FinalGapDecaysGeometricallyInK) {
 }
 
 TEST(WeightGap, GeometricRateAtSmallerLambda) {
-  train::WeightGapConfig cfg;
+  analysis::WeightGapConfig cfg;
   cfg.lambda = 0.5;
   cfg.steps = 100;
   cfg.record_every = 100;
-  const GapTable t = table(train::weight_gap(cfg));
+  const GapTable t = table(analysis::weight_gap(cfg));
   const double slope = log_slope(t, cfg.steps);
   EXPECT_NEAR(slope / std::log(0.5), 1.05, 0.3) << "fitted " << slope;
   // A faster contraction gives a much smaller gap at the same k: (0.5 / 0.8)^16 = 5.4e-4,
@@ -105,24 +105,24 @@ TEST(WeightGap, GeometricRateAtSmallerLambda) {
 }
 
 TEST(WeightGap, WindowCoveringTheSequenceIsTheRecurrentModel) {
-  train::WeightGapConfig cfg;
+  analysis::WeightGapConfig cfg;
   cfg.T = 12;
   cfg.steps = 30;
   cfg.record_every = 5;
   cfg.ks = {11, 12, 20};
-  const GapTable t = table(train::weight_gap(cfg));
+  const GapTable t = table(analysis::weight_gap(cfg));
   for (const auto& [step, gap] : t.at(12)) EXPECT_EQ(gap, 0.0) << "k = T, step " << step;
   for (const auto& [step, gap] : t.at(20)) EXPECT_EQ(gap, 0.0) << "k > T, step " << step;
   EXPECT_GT(t.at(11).at(30), 0.0);  // one step short of T is a different model
 }
 
 TEST(WeightGap, DeterministicForASeed) {
-  train::WeightGapConfig cfg;
+  analysis::WeightGapConfig cfg;
   cfg.T = 16;
   cfg.steps = 40;
   cfg.ks = {2, 6};
-  const auto a = train::weight_gap(cfg);
-  const auto b = train::weight_gap(cfg);
+  const auto a = analysis::weight_gap(cfg);
+  const auto b = analysis::weight_gap(cfg);
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(a[i].k, b[i].k);
@@ -130,20 +130,20 @@ TEST(WeightGap, DeterministicForASeed) {
     EXPECT_EQ(a[i].gap, b[i].gap) << "row " << i;
   }
   cfg.seed = 2;
-  const auto c = train::weight_gap(cfg);
+  const auto c = analysis::weight_gap(cfg);
   EXPECT_NE(a.back().gap, c.back().gap);  // the seed is actually used
 }
 
 TEST(WeightGap, RejectsBadConfigs) {
   auto bad = [](auto edit) {
-    train::WeightGapConfig cfg;
+    analysis::WeightGapConfig cfg;
     edit(cfg);
-    EXPECT_THROW(train::weight_gap(cfg), core::UsageError);
+    EXPECT_THROW(analysis::weight_gap(cfg), core::UsageError);
   };
-  bad([](train::WeightGapConfig& c) { c.lambda = 1.0; });
-  bad([](train::WeightGapConfig& c) { c.ks = {}; });
-  bad([](train::WeightGapConfig& c) { c.ks = {4, 0}; });
-  bad([](train::WeightGapConfig& c) { c.record_every = 0; });
-  bad([](train::WeightGapConfig& c) { c.steps = -1; });
-  bad([](train::WeightGapConfig& c) { c.n = 0; });
+  bad([](analysis::WeightGapConfig& c) { c.lambda = 1.0; });
+  bad([](analysis::WeightGapConfig& c) { c.ks = {}; });
+  bad([](analysis::WeightGapConfig& c) { c.ks = {4, 0}; });
+  bad([](analysis::WeightGapConfig& c) { c.record_every = 0; });
+  bad([](analysis::WeightGapConfig& c) { c.steps = -1; });
+  bad([](analysis::WeightGapConfig& c) { c.n = 0; });
 }

@@ -1,4 +1,4 @@
-#include "train/truncation.hpp"
+#include "analysis/truncation.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "nn/recurrent.hpp"
 #include "optim/projection.hpp"
 
-namespace seqbench::train {
+namespace seqbench::analysis {
 
 namespace {
 
@@ -101,4 +101,4 @@ RateFit fit_upper_half(const std::vector<TruncationGapRow>& rows) {
   return f;
 }
 
-}  // namespace seqbench::train
+}  // namespace seqbench::analysis

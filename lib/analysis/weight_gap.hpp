@@ -25,7 +25,7 @@
 #include <iterator>
 #include <vector>
 
-namespace seqbench::train {
+namespace seqbench::analysis {
 
 struct WeightGapConfig {
   double lambda = 0.8;   // projection radius for ‖W_h‖_2 (and ‖W_h‖_2 of teacher and init)
@@ -63,4 +63,4 @@ struct WeightGapFit {
 };
 WeightGapFit final_gap_log_rate(const std::vector<WeightGapRow>& rows, int64_t T, int64_t steps);
 
-}  // namespace seqbench::train
+}  // namespace seqbench::analysis

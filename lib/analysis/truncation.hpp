@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace seqbench::train {
+namespace seqbench::analysis {
 
 struct TruncationGapConfig {
   double lambda = 0.8;    // spectral norm of W_h
@@ -52,4 +52,4 @@ struct RateFit {
 };
 RateFit fit_upper_half(const std::vector<TruncationGapRow>& rows);
 
-}  // namespace seqbench::train
+}  // namespace seqbench::analysis

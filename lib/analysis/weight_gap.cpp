@@ -1,4 +1,4 @@
-#include "train/weight_gap.hpp"
+#include "analysis/weight_gap.hpp"
 
 #include <fmt/format.h>
 
@@ -17,7 +17,7 @@
 #include "nn/recurrent.hpp"
 #include "optim/projection.hpp"
 
-namespace seqbench::train {
+namespace seqbench::analysis {
 
 namespace {
 
@@ -208,4 +208,4 @@ WeightGapFit final_gap_log_rate(const std::vector<WeightGapRow>& rows, int64_t T
   return fit;
 }
 
-}  // namespace seqbench::train
+}  // namespace seqbench::analysis

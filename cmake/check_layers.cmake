@@ -1,0 +1,90 @@
+# Build-time check of the layering (run by the seqbench_layer_check target, see
+# lib/CMakeLists.txt): every source under lib/<folder>/ may include project headers only
+# from the folders its library target depends on, and only lib/backend may include the
+# oneDNN or BLAS headers (also not apps/). A violation fails the build naming the file,
+# the line and the rule.
+#
+#   cmake -DROOT=<source dir> -DRULES="core=;backend=core;..." -P check_layers.cmake
+cmake_minimum_required(VERSION 3.20)
+
+if(NOT ROOT OR NOT DEFINED RULES)
+  message(FATAL_ERROR "check_layers.cmake: pass -DROOT=<source dir> -DRULES=<folder=deps;...>")
+endif()
+
+set(folders "")
+foreach(rule IN LISTS RULES)
+  string(REPLACE "=" ";" parts "${rule}")
+  list(GET parts 0 folder)
+  list(LENGTH parts n)
+  set(deps "")
+  if(n GREATER 1)
+    list(GET parts 1 deps)
+    string(REPLACE "," ";" deps "${deps}")
+  endif()
+  list(APPEND folders ${folder})
+  set(allowed_${folder} ${deps})
+endforeach()
+
+set(problems "")
+# Vendor headers of the compute libraries: lib/backend wraps them.
+set(vendor_regex "#[ \t]*include[ \t]*[<\"](dnnl[a-z_.]*|oneapi/dnnl/[^>\"]*|cblas[a-z_]*\\.h|openblas[^>\"]*)[>\"]")
+
+# Backend headers that expose a vendor header: including them elsewhere would leak it.
+set(leaky_headers "")
+file(GLOB backend_headers "${ROOT}/lib/backend/*.hpp")
+foreach(h IN LISTS backend_headers)
+  file(STRINGS "${h}" hlines REGEX "${vendor_regex}")
+  if(hlines)
+    get_filename_component(hname "${h}" NAME)
+    list(APPEND leaky_headers "backend/${hname}")
+  endif()
+endforeach()
+
+function(scan file folder)
+  file(STRINGS "${file}" lines)
+  set(lineno 0)
+  file(RELATIVE_PATH rel "${ROOT}" "${file}")
+  foreach(line IN LISTS lines)
+    math(EXPR lineno "${lineno} + 1")
+    if(NOT line MATCHES "^[ \t]*#[ \t]*include")
+      continue()
+    endif()
+    if(NOT folder STREQUAL "backend" AND line MATCHES "${vendor_regex}")
+      list(APPEND problems "${rel}:${lineno}: includes ${CMAKE_MATCH_1}, but only lib/backend may use oneDNN and BLAS (call backend::gemm or a backend class)")
+    endif()
+    if(NOT folder STREQUAL "backend" AND line MATCHES "#[ \t]*include[ \t]*\"(backend/[a-z_0-9]+\\.hpp)\"")
+      if(CMAKE_MATCH_1 IN_LIST leaky_headers)
+        list(APPEND problems "${rel}:${lineno}: includes ${CMAKE_MATCH_1}, which exposes oneDNN or BLAS headers: only lib/backend may include it")
+      endif()
+    endif()
+    if(folder AND line MATCHES "#[ \t]*include[ \t]*\"([a-z_0-9]+)/")
+      set(dep "${CMAKE_MATCH_1}")
+      if(NOT dep STREQUAL folder AND dep IN_LIST folders AND NOT dep IN_LIST allowed_${folder})
+        string(REPLACE ";" ", " allowed "${allowed_${folder}}")
+        if(NOT allowed)
+          set(allowed "nothing")
+        endif()
+        list(APPEND problems "${rel}:${lineno}: lib/${folder} includes ${dep}/, but its library may use only: ${allowed} (lib/CMakeLists.txt)")
+      endif()
+    endif()
+  endforeach()
+  set(problems "${problems}" PARENT_SCOPE)
+endfunction()
+
+foreach(folder IN LISTS folders)
+  file(GLOB_RECURSE sources "${ROOT}/lib/${folder}/*.cpp" "${ROOT}/lib/${folder}/*.hpp")
+  foreach(f IN LISTS sources)
+    scan("${f}" "${folder}")
+  endforeach()
+endforeach()
+# The experiments sit above every layer but must not reach past lib/backend either.
+file(GLOB_RECURSE app_sources "${ROOT}/apps/*.cpp" "${ROOT}/apps/*.hpp")
+foreach(f IN LISTS app_sources)
+  scan("${f}" "")
+endforeach()
+
+if(problems)
+  list(LENGTH problems count)
+  string(REPLACE ";" "\n  " text "${problems}")
+  message(FATAL_ERROR "layering: ${count} include(s) break the layers:\n  ${text}")
+endif()
