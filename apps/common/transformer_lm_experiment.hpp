@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "core/threads.hpp"
-#include "nn/transformer.hpp"
+#include "nn/attention/transformer.hpp"
 #include "optim/optim_config.hpp"
 #include "train/experiment.hpp"
 #include "train/run_record.hpp"

@@ -1,5 +1,5 @@
 // Pixel-level autoregressive image modelling with a decoder-only Transformer
-// (lib/nn/transformer.hpp): the Routing Transformer's ImageNet64 experiment (Roy et al.
+// (lib/nn/attention/transformer.hpp): the Routing Transformer's ImageNet64 experiment (Roy et al.
 // 2021, after the Image Transformer and the Sparse Transformer) and its ablations (full,
 // local, routing, random, SMYRF, LSH heads). The metric is bits per dimension,
 // bpd = mean next-subpixel cross-entropy in nats / ln 2 over every subpixel of every image.
@@ -33,7 +33,7 @@
 
 #include "apps/common/transformer_lm_experiment.hpp"
 #include "data/imagenet64.hpp"
-#include "nn/transformer.hpp"
+#include "nn/attention/transformer.hpp"
 #include "optim/optim_config.hpp"
 #include "train/memory_estimate.hpp"
 #include "train/train_config.hpp"

@@ -1,4 +1,4 @@
-// Word-level language modelling with a decoder-only Transformer (lib/nn/transformer.hpp):
+// Word-level language modelling with a decoder-only Transformer (lib/nn/attention/transformer.hpp):
 // the Routing Transformer's Wikitext-103 experiment (Roy et al. 2021) and its ablations
 // (full, local, random, SMYRF, LSH heads at the same window). The metric is perplexity,
 // ppl = exp(mean next-token cross-entropy in nats).
@@ -22,7 +22,7 @@
 
 #include "apps/common/transformer_lm_experiment.hpp"
 #include "data/text_corpus.hpp"
-#include "nn/transformer.hpp"
+#include "nn/attention/transformer.hpp"
 #include "optim/optim_config.hpp"
 #include "train/memory_estimate.hpp"
 #include "train/train_config.hpp"

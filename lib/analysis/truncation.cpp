@@ -7,7 +7,7 @@
 #include "core/rng.hpp"
 #include "nn/cells/rnn.hpp"
 #include "nn/init.hpp"
-#include "nn/recurrent.hpp"
+#include "nn/recurrent/recurrent.hpp"
 #include "optim/projection.hpp"
 
 namespace seqbench::analysis {

@@ -170,10 +170,6 @@ class Ppo {
   // Rollout arrays (F, P) (and (F, P, M) for memories) of the last collect().
   const std::vector<float>& rollout_memory() const { return mem_; }
   const std::vector<float>& rollout_mask() const { return mask_; }
-  const std::vector<float>& rollout_reward() const { return rew_; }
-  const std::vector<float>& rollout_value() const { return val_; }
-  const std::vector<float>& rollout_advantage() const { return adv_; }
-  const std::vector<int32_t>& rollout_action() const { return act_; }
   Env& env(int64_t p) { return *envs_[size_t(p)]; }
 
   // Resumable state (rng streams, counters, episode replays, the pending rollout and

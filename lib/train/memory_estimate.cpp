@@ -58,14 +58,14 @@ CellSizes cell_sizes(const nn::ModelConfig& m) {
   return {};
 }
 
-// Recurrent<Cell>::held_bytes() after a training step (nn/recurrent.hpp).
+// Recurrent<Cell>::held_bytes() after a training step (nn/recurrent/recurrent.hpp).
 double driven_bytes(const nn::ModelConfig& m, double T, double B, bool probe) {
   const CellSizes c = cell_sizes(m);
   return kF * (T * B * c.proj + (T + 1) * B * c.state + T * B * c.cache + 2 * B * c.state) +
          (probe ? sizeof(double) * T * B : 0.0);
 }
 
-// AttentiveRecurrent::held_bytes() after a training step (nn/attentive.hpp).
+// AttentiveRecurrent::held_bytes() after a training step (nn/recurrent/attentive.hpp).
 double attentive_bytes(const nn::ModelConfig& m, double T, double B, bool probe) {
   const double H = double(m.hidden);
   const bool lstm = m.cell == "rel_lstm", mem = m.cell == "mem_rnn";
@@ -85,7 +85,7 @@ double attentive_bytes(const nn::ModelConfig& m, double T, double B, bool probe)
          (probe ? sizeof(double) * T * B : 0.0);
 }
 
-// SabLayer::held_bytes() after a training step (nn/sab.hpp).
+// SabLayer::held_bytes() after a training step (nn/recurrent/sab.hpp).
 double sab_bytes(const nn::ModelConfig& m, double T, double B) {
   const double H = double(m.hidden), attk = double(m.attk), ktop = double(m.ktop);
   const double n_mem = std::ceil(T / attk);

@@ -27,7 +27,7 @@
 
 #include "data/text_corpus.hpp"
 #include "nn/model_config.hpp"
-#include "nn/transformer.hpp"
+#include "nn/attention/transformer.hpp"
 #include "optim/optim_config.hpp"
 
 namespace seqbench::train {

@@ -19,7 +19,7 @@
 #include "nn/attention_inputs.hpp"
 #include "nn/loss.hpp"
 #include "nn/tiny_lm.hpp"
-#include "nn/transformer.hpp"
+#include "nn/attention/transformer.hpp"
 #include "test_util.hpp"
 #include "train/checkpoint.hpp"
 #include "train/trainer.hpp"

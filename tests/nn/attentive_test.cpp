@@ -4,7 +4,7 @@
 // rel_rnn with ν >= T equals mem_rnn exactly; the relevant-set rule (first empty slot,
 // lowest score evicted, strictly higher score needed) on hand-made scores and replayed
 // against the forward's own attention; state layout; option errors.
-#include "nn/attentive.hpp"
+#include "nn/recurrent/attentive.hpp"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 
 #include "gradcheck.hpp"
 #include "core/param_store.hpp"
-#include "nn/recurrent.hpp"
+#include "nn/recurrent/recurrent.hpp"
 
 namespace seqbench::cellcheck {
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gradcheck.hpp"
-#include "nn/dnnl_lstm_layer.hpp"
+#include "nn/recurrent/dnnl_lstm_layer.hpp"
 #include "nn/seq_model.hpp"
 
 using namespace seqbench;

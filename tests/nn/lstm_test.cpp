@@ -6,7 +6,7 @@
 #include "gradcheck.hpp"
 #include "nn/cell_check.hpp"
 #include "nn/cells/lstm.hpp"
-#include "nn/recurrent.hpp"
+#include "nn/recurrent/recurrent.hpp"
 
 using namespace seqbench;
 

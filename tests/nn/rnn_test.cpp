@@ -15,7 +15,7 @@
 
 #include "gradcheck.hpp"
 #include "nn/cell_check.hpp"
-#include "nn/recurrent.hpp"
+#include "nn/recurrent/recurrent.hpp"
 
 using namespace seqbench;
 using core::Shape;

@@ -6,7 +6,7 @@
 // across the cut" differentiates), with the discrete top-k selection checked to be the
 // same at every perturbed point; the cut zeroes the LSTM path while attention still
 // reaches an early memory; the sparsifier on hand-made scores; state layout; options.
-#include "nn/sab.hpp"
+#include "nn/recurrent/sab.hpp"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include "core/rng.hpp"
 #include "gradcheck.hpp"
 #include "nn/loss.hpp"
-#include "nn/transformer.hpp"
+#include "nn/attention/transformer.hpp"
 
 namespace seqbench::testutil {
 

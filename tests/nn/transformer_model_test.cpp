@@ -1,4 +1,4 @@
-// The whole Transformer LM (nn/transformer): finite-difference gradients of the
+// The whole Transformer LM (nn/attention/transformer): finite-difference gradients of the
 // cross-entropy w.r.t. every parameter in double (full heads; local + routing heads with
 // qk_norm, GELU, untied output, sinusoidal positions and held dropout); causality of the
 // logits (changing tokens after t0 leaves logits <= t0 unchanged, assignments rebuilt)
@@ -14,7 +14,7 @@
 #include "gradcheck.hpp"
 #include "nn/attention_inputs.hpp"
 #include "nn/loss.hpp"
-#include "nn/transformer.hpp"
+#include "nn/attention/transformer.hpp"
 #include "nn/tiny_lm.hpp"
 #include "test_util.hpp"
 

@@ -1,9 +1,9 @@
-// Transformer parts (nn/ffn, nn/dropout, nn/transformer): the feed-forward block and GELU
+// Transformer parts (nn/ffn, nn/dropout, nn/attention/transformer): the feed-forward block and GELU
 // on known values and by finite differences; dropout's mask, scaling, hold and eval
 // identity; head-group parsing and per-layer kinds; multi-head attention against a plain
 // per-head reference and by finite differences (head groups of several kinds, qk_norm);
 // the pre-LN block by finite differences with dropout masks held.
-#include "nn/transformer.hpp"
+#include "nn/attention/transformer.hpp"
 
 #include <gtest/gtest.h>
 

@@ -209,7 +209,7 @@ TEST_P(PolicyGrad, ParametersAndInitialMemoryWithResetsAndMission) {
   check_params(ps, f);
   if (M == 0) return;
   // rel_lstm reads only the state part [h | c | s] of its memory in training (the window
-  // is empty at a chunk start), and not even h (nn/attentive.hpp).
+  // is empty at a chunk start), and not even h (nn/recurrent/attentive.hpp).
   const int64_t checked = core == "rel_lstm" ? 3 * H : M;
   std::vector<double> a(dmem0.begin(), dmem0.begin() + N * M);
   for (int64_t r = 1; r < N; ++r)

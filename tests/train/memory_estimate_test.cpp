@@ -21,7 +21,7 @@
 #include "core/threads.hpp"
 #include "nn/model_config.hpp"
 #include "nn/seq_model.hpp"
-#include "nn/transformer.hpp"
+#include "nn/attention/transformer.hpp"
 
 using namespace seqbench;
 

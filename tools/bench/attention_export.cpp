@@ -16,7 +16,7 @@
 #include "core/check.hpp"
 #include "core/param_store.hpp"
 #include "core/rng.hpp"
-#include "nn/transformer.hpp"
+#include "nn/attention/transformer.hpp"
 #include "train/checkpoint.hpp"
 
 using namespace seqbench;

@@ -5,7 +5,7 @@ The step is the one tools/bench/cell_step.cpp times for seqbench:
   zero grads -> the cell over all steps (a Python loop, as the papers' code runs it)
   -> Linear head -> CrossEntropyLoss -> backward -> clip_grad_norm_(1.0) -> Adam(lr 1e-3)
   (-> the stability projection, stable_lstm only).
-Cells (--cell), each with the equations of our C++ cell (lib/nn/cells, lib/nn/attentive.hpp)
+Cells (--cell), each with the equations of our C++ cell (lib/nn/cells, lib/nn/recurrent/attentive.hpp)
 and of docs/papers.md:
   nn.LSTM        torch.nn.LSTM, PyTorch's fused path for a plain LSTM (its fastest; no loop)
   lstm           torch.nn.LSTMCell per step
@@ -131,7 +131,7 @@ class MomentumLSTMLoop(torch.nn.Module):
 
 
 class RelLSTMLoop(torch.nn.Module):
-    """RelLSTM (relevancy screening); equations and selection rules of lib/nn/attentive.hpp:
+    """RelLSTM (relevancy screening); equations and selection rules of lib/nn/recurrent/attentive.hpp:
       e_i = v . tanh(s_{t-1} V_a + h_i U_a) over A_t = relevant set ∪ buffer {t-nu .. t-1},
       alpha = softmax(e), c_t = sum_i alpha_i h_i, s_t = (h_{t-1} + c_t) / 2 (t >= 1; s_0 = 0)
       gates = x_t W_x + b + s_t W_h (an LSTMCell fed s_t in place of h_{t-1}).

@@ -7,14 +7,14 @@
 
 #include "core/check.hpp"
 #include "core/text.hpp"
-#include "nn/attentive.hpp"
+#include "nn/recurrent/attentive.hpp"
 #include "nn/cells/lstm.hpp"
 #include "nn/cells/momentum.hpp"
 #include "nn/cells/rnn.hpp"
-#include "nn/dnnl_lstm_layer.hpp"
+#include "nn/recurrent/dnnl_lstm_layer.hpp"
 #include "nn/init.hpp"
-#include "nn/recurrent.hpp"
-#include "nn/sab.hpp"
+#include "nn/recurrent/recurrent.hpp"
+#include "nn/recurrent/sab.hpp"
 #include "optim/projection.hpp"
 
 namespace seqbench::nn {

@@ -1,4 +1,4 @@
-#include "nn/attentive.hpp"
+#include "nn/recurrent/attentive.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "nn/sab.hpp"
+#include "nn/recurrent/sab.hpp"
 
 #include <algorithm>
 #include <cmath>

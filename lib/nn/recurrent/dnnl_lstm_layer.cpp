@@ -1,4 +1,4 @@
-#include "nn/dnnl_lstm_layer.hpp"
+#include "nn/recurrent/dnnl_lstm_layer.hpp"
 
 #include <algorithm>
 

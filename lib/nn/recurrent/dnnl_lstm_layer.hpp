@@ -8,7 +8,7 @@
 
 #include "backend/dnnl_lstm.hpp"
 #include "nn/cells/lstm.hpp"
-#include "nn/recurrent.hpp"
+#include "nn/recurrent/recurrent.hpp"
 
 namespace seqbench::nn {
 
