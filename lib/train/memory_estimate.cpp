@@ -11,6 +11,7 @@
 
 #include "core/check.hpp"
 #include "core/memory.hpp"
+#include "nn/cells/registry.hpp"
 #include "optim/optimizer.hpp"
 
 namespace seqbench::train {
@@ -28,80 +29,6 @@ uint64_t clamp_bytes(double b) {
 uint64_t add_sat(uint64_t a, uint64_t b) {
   return a > std::numeric_limits<uint64_t>::max() - b ? std::numeric_limits<uint64_t>::max()
                                                       : a + b;
-}
-
-// Σ_{t=0}^{steps-1} min(t, cap): the attended entries of a growing window.
-double sum_min(double steps, double cap) {
-  if (steps <= 0) return 0;
-  if (steps - 1 <= cap) return steps * (steps - 1) / 2;
-  return cap * (cap + 1) / 2 + cap * (steps - 1 - cap);
-}
-
-bool is_lstm_kind(const std::string& cell) { return cell == "lstm" || cell == "stable_lstm"; }
-bool is_momentum_lstm(const std::string& cell) {
-  return cell == "momentum_lstm" || cell == "adam_lstm" || cell == "rmsprop_lstm" ||
-         cell == "sr_lstm";
-}
-bool is_rnn_kind(const std::string& cell) { return cell == "rnn" || cell == "stable_rnn"; }
-
-// The cells Recurrent<Cell> drives: sizes per batch row (nn/cells/*.hpp).
-struct CellSizes {
-  double proj = 0, state = 0, cache = 0;
-};
-CellSizes cell_sizes(const nn::ModelConfig& m) {
-  const double H = double(m.hidden);
-  if (is_lstm_kind(m.cell)) return {4 * H, 2 * H, 5 * H};
-  if (is_rnn_kind(m.cell)) return {H, H, H};
-  if (m.cell == "momentum_rnn") return {H, 2 * H, H};
-  if (m.cell == "adam_lstm" || m.cell == "rmsprop_lstm") return {4 * H, 10 * H, 13 * H};
-  if (is_momentum_lstm(m.cell)) return {4 * H, 6 * H, 5 * H};
-  return {};
-}
-
-// Recurrent<Cell>::held_bytes() after a training step (nn/recurrent/recurrent.hpp).
-double driven_bytes(const nn::ModelConfig& m, double T, double B, bool probe) {
-  const CellSizes c = cell_sizes(m);
-  return kF * (T * B * c.proj + (T + 1) * B * c.state + T * B * c.cache + 2 * B * c.state) +
-         (probe ? sizeof(double) * T * B : 0.0);
-}
-
-// AttentiveRecurrent::held_bytes() after a training step (nn/recurrent/attentive.hpp).
-double attentive_bytes(const nn::ModelConfig& m, double T, double B, bool probe) {
-  const double H = double(m.hidden);
-  const bool lstm = m.cell == "rel_lstm", mem = m.cell == "mem_rnn";
-  const double G = lstm ? 4 * H : H, Sc = lstm ? 2 * H : H, Cc = lstm ? 5 * H : H;
-  const double S = lstm ? 3 * H : 2 * H;
-  const double nu = double(m.nu), rho = double(m.rho);
-  // Attended entries per row over all steps, and the most at one step.
-  const double K = mem ? sum_min(T, T) : sum_min(T, nu) + sum_min(T - nu, rho);
-  const double kmax =
-      mem ? std::max(0.0, T - 1)
-          : std::min(std::max(0.0, T - 1), nu) + std::min(std::max(0.0, T - 1 - nu), rho);
-  const double rel = mem ? 0 : 1;
-  const double floats = T * B * (G + 2 * Sc + Cc + H /* hu */ + H /* q */ + 2 * H /* dh, dhu */) +
-                        B * K /* alpha */ + rel * (T * B + B * rho) + B * S /* final */ + B * kmax +
-                        B * H /* dv_rows */ + 2 * B * Sc + B * H /* dsq */;
-  return kF * floats + kI32 * (B * K + rel * B * rho) + kI64 * (2 * T + 1) +
-         (probe ? sizeof(double) * T * B : 0.0);
-}
-
-// SabLayer::held_bytes() after a training step (nn/recurrent/sab.hpp).
-double sab_bytes(const nn::ModelConfig& m, double T, double B) {
-  const double H = double(m.hidden), attk = double(m.attk), ktop = double(m.ktop);
-  const double n_mem = std::ceil(T / attk);
-  // Σ_t min(ceil(t / attk), ktop): memories grow by one every attk steps up to ktop.
-  const double full = std::min(T, (ktop - 1) * attk + 1);  // steps before the cap is reached
-  double sel = 0;
-  // For t < full the count is ceil(t / attk): attk steps of each value 1 .. (full-1)/attk.
-  const double q = std::floor(std::max(0.0, full - 1) / attk);
-  const double r = std::max(0.0, full - 1) - q * attk;
-  sel = attk * q * (q + 1) / 2 + r * (q + 1);
-  sel += ktop * std::max(0.0, T - full);
-  const double n_sel = B * sel;
-  const double floats = T * B * (4 * H + 5 * H + H /* hhat */ + H /* dh */ + 1 /* zsum */) +
-                        (T + 1) * B * 2 * H + 2 * n_mem * B /* ms, dms */ + n_sel + n_mem +
-                        2 * ktop + 4 * B * H /* ds, ds_prev */;
-  return kF * floats + kI32 * (n_sel + n_mem) + kI64 * (2 * T + 1);
 }
 
 }  // namespace
@@ -139,50 +66,24 @@ std::vector<std::string> MemoryEstimate::driving_keys() const {
 
 // ---- recurrent models
 
+// Each cell's own formulas, through the cell registry (nn/cells/footprint.cpp).
 int64_t recurrent_params(const nn::ModelConfig& m, int64_t input) {
-  const int64_t H = m.hidden, I = input;
-  if (is_lstm_kind(m.cell)) return 4 * H * I + 4 * H * H + 4 * H;
-  if (is_momentum_lstm(m.cell)) return 4 * H * I + 4 * H * H + 8 * H;
-  if (is_rnn_kind(m.cell)) return H * I + H * H + H + (m.nonlinearity == "modrelu" ? H : 0);
-  if (m.cell == "momentum_rnn") return H * I + H * H + H;
-  if (m.cell == "mem_rnn" || m.cell == "rel_rnn") return H * I + H * H + H + 2 * H * H + H;
-  if (m.cell == "rel_lstm") return 4 * H * I + 4 * H * H + 4 * H + 2 * H * H + H;
-  if (m.cell == "sab") return 4 * H * I + 4 * H * H + 4 * H + 2 * H;
-  SB_CHECK(false, "memory estimate: unknown cell '{}' (internal)", m.cell);
-  return 0;
+  return nn::find_cell(m.cell).footprint->params(m, input);
 }
 
 double recurrent_layer_bytes(const nn::ModelConfig& m, int64_t input, int64_t steps, int64_t batch,
                              bool probe) {
-  const double T = double(steps), B = double(batch), H = double(m.hidden), I = double(input);
-  if (m.cell == "mem_rnn" || m.cell == "rel_rnn" || m.cell == "rel_lstm")
-    return attentive_bytes(m, T, B, probe);
-  if (m.cell == "sab") return sab_bytes(m, T, B);
-  if (m.cell == "lstm" && m.backend == "onednn") {
-    // backend::DnnlLstm, one cached shape. The primitive reserves about 43 floats per
-    // step, row and hidden unit (held_bytes() reports them) but touches about 15.5 of
-    // them (gates and h, c states in the workspace, y, dy, the backward's gradients of
-    // gates and states), measured as peak RSS with oneDNN 2.7; counted here is what a run
-    // occupies: those, x and dx, the weights' copies (ours, gradients, primitive layouts)
-    // and a few rows. A probe replays the sequence on our own cell, with its own buffers.
-    const double P = double(recurrent_params(m, input));
-    return kF * (15.5 * T * B * H + 4 * T * B * I + 8 * B * H + 3.5 * P) +
-           (probe ? driven_bytes(m, T, B, true) : 0.0);
-  }
-  return driven_bytes(m, T, B, probe);
+  return nn::find_cell(m.cell).footprint->layer_bytes(m, input, double(steps), double(batch),
+                                                      probe);
 }
 
 double onednn_extra_shapes_bytes(const nn::ModelConfig& m, int64_t steps, int64_t batch) {
-  if (!(m.cell == "lstm" && m.backend == "onednn")) return 0;
+  if (m.backend != "onednn") return 0;
   return kF * 6 * double(steps) * double(batch) * double(m.hidden);
 }
 
-double recurrent_workspace_bytes(const nn::ModelConfig& m, int64_t /*input*/) {
-  const double H = double(m.hidden);
-  if (m.cell == "lstm" && m.backend == "onednn") return 0;  // counted in its layer bytes
-  if (m.cell == "mem_rnn" || m.cell == "rel_rnn") return kF * 3 * H * H;  // w_hᵀ, u_aᵀ, v_aᵀ
-  if (m.cell == "rel_lstm") return kF * (4 * H * H + 2 * H * H);
-  return kF * H * cell_sizes(m).proj + (m.cell == "sab" ? kF * 4 * H * H : 0.0);
+double recurrent_workspace_bytes(const nn::ModelConfig& m, int64_t input) {
+  return nn::find_cell(m.cell).footprint->workspace_bytes(m, input);
 }
 
 // ---- the Transformer LM
@@ -278,7 +179,7 @@ void add_recurrent(MemoryEstimate& e, const nn::ModelConfig& m, const optim::Opt
   add_parameters(e, recurrent_params(m, input) + extra_params, o, {hidden});
   std::vector<std::string> keys{hidden};
   keys.insert(keys.end(), size_keys.begin(), size_keys.end());
-  if (m.cell == "mem_rnn") keys.push_back("model.cell=mem_rnn");
+  if (nn::find_cell(m.cell).footprint->quadratic_in_steps) keys.push_back("model.cell=" + m.cell);
   e.add(fmt::format("activations ({} layer{})", m.cell, m.backend == "onednn" ? ", onednn" : ""),
         recurrent_layer_bytes(m, input, steps, batch, probe), keys);
   e.add("transposed recurrent weights", recurrent_workspace_bytes(m, input), {hidden});

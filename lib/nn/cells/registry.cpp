@@ -178,19 +178,19 @@ const std::vector<CellEntry>& cell_registry() {
   using A = AgentForm;
   // clang-format off
   static const std::vector<CellEntry> r{
-    {"lstm", "LSTM (Hochreiter & Schmidhuber 1997), PyTorch's gate layout", kAll | kAgent, {"ours", "onednn"}, kChrono, A::kStepLstm, "", build_lstm},
-    {"rnn", "Elman RNN with tanh, relu or modReLU and a choice of recurrent init", kAll, kOurs, kNonlinearity | kRecurrentInit, A::kNone, "", build_rnn},
-    {"momentum_lstm", "MomentumLSTM: heavy-ball momentum on the input step (Nguyen et al. 2020)", kAll | kAgent, kOurs, kMomentumInit, A::kStepMomentumLstm, "momentum", build_momentum_lstm},
-    {"adam_lstm", "AdamLSTM: Adam-style scaled momentum (Nguyen et al. 2020)", kAll | kAgent, kOurs, kMomentumInit, A::kStepMomentumLstm, "adam", build_momentum_lstm},
-    {"rmsprop_lstm", "RMSPropLSTM: RMSProp-scaled step, no momentum (Nguyen et al. 2020)", kAll | kAgent, kOurs, kMomentumInit, A::kStepMomentumLstm, "rmsprop", build_momentum_lstm},
-    {"sr_lstm", "SRLSTM: Nesterov momentum with scheduled restarts (Nguyen et al. 2020)", kAll, kOurs, kMomentumInit, A::kNone, "nesterov_restart", build_momentum_lstm},
-    {"momentum_rnn", "MomentumRNN (Nguyen et al. 2020)", kAll, kOurs, kMomentumInit, A::kNone, "momentum", build_momentum_rnn},
-    {"stable_rnn", "RNN projected onto ||W_h|| <= lambda after every update (Miller & Hardt 2019)", kAll, kOurs, kNonlinearity | kRecurrentInit, A::kNone, "", build_stable_rnn},
-    {"stable_lstm", "LSTM projected onto a stability bound after every update (Miller & Hardt 2019)", kAll, kOurs, kChrono, A::kNone, "", build_stable_lstm},
-    {"mem_rnn", "RNN attending over all past hidden states (Kerg et al. 2020's MemRNN)", kAll, kOurs, kNonlinearity, A::kNone, "", build_attentive},
-    {"rel_rnn", "RNN with relevancy screening: attends over nu recent and rho relevant states (Kerg et al. 2020)", kAll, kOurs, kNonlinearity, A::kNone, "", build_attentive},
-    {"rel_lstm", "LSTM with relevancy screening (Kerg et al. 2020)", kAll | kAgent, kOurs, kNonlinearity, A::kWindowedAttentive, "", build_attentive},
-    {"sab", "Sparse Attentive Backtracking (Ke et al. 2018) over an LSTM", kAll, kOurs, 0, A::kNone, "", build_sab},
+    {"lstm", "LSTM (Hochreiter & Schmidhuber 1997), PyTorch's gate layout", kAll | kAgent, {"ours", "onednn"}, kChrono, A::kStepLstm, "", build_lstm, &kLstmFootprint},
+    {"rnn", "Elman RNN with tanh, relu or modReLU and a choice of recurrent init", kAll, kOurs, kNonlinearity | kRecurrentInit, A::kNone, "", build_rnn, &kRnnFootprint},
+    {"momentum_lstm", "MomentumLSTM: heavy-ball momentum on the input step (Nguyen et al. 2020)", kAll | kAgent, kOurs, kMomentumInit, A::kStepMomentumLstm, "momentum", build_momentum_lstm, &kMomentumLstmFootprint},
+    {"adam_lstm", "AdamLSTM: Adam-style scaled momentum (Nguyen et al. 2020)", kAll | kAgent, kOurs, kMomentumInit, A::kStepMomentumLstm, "adam", build_momentum_lstm, &kAdaptiveLstmFootprint},
+    {"rmsprop_lstm", "RMSPropLSTM: RMSProp-scaled step, no momentum (Nguyen et al. 2020)", kAll | kAgent, kOurs, kMomentumInit, A::kStepMomentumLstm, "rmsprop", build_momentum_lstm, &kAdaptiveLstmFootprint},
+    {"sr_lstm", "SRLSTM: Nesterov momentum with scheduled restarts (Nguyen et al. 2020)", kAll, kOurs, kMomentumInit, A::kNone, "nesterov_restart", build_momentum_lstm, &kMomentumLstmFootprint},
+    {"momentum_rnn", "MomentumRNN (Nguyen et al. 2020)", kAll, kOurs, kMomentumInit, A::kNone, "momentum", build_momentum_rnn, &kMomentumRnnFootprint},
+    {"stable_rnn", "RNN projected onto ||W_h|| <= lambda after every update (Miller & Hardt 2019)", kAll, kOurs, kNonlinearity | kRecurrentInit, A::kNone, "", build_stable_rnn, &kRnnFootprint},
+    {"stable_lstm", "LSTM projected onto a stability bound after every update (Miller & Hardt 2019)", kAll, kOurs, kChrono, A::kNone, "", build_stable_lstm, &kLstmFootprint},
+    {"mem_rnn", "RNN attending over all past hidden states (Kerg et al. 2020's MemRNN)", kAll, kOurs, kNonlinearity, A::kNone, "", build_attentive, &kMemRnnFootprint},
+    {"rel_rnn", "RNN with relevancy screening: attends over nu recent and rho relevant states (Kerg et al. 2020)", kAll, kOurs, kNonlinearity, A::kNone, "", build_attentive, &kRelRnnFootprint},
+    {"rel_lstm", "LSTM with relevancy screening (Kerg et al. 2020)", kAll | kAgent, kOurs, kNonlinearity, A::kWindowedAttentive, "", build_attentive, &kRelLstmFootprint},
+    {"sab", "Sparse Attentive Backtracking (Ke et al. 2018) over an LSTM", kAll, kOurs, 0, A::kNone, "", build_sab, &kSabFootprint},
   };
   // clang-format on
   return r;

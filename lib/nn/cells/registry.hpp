@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/param_store.hpp"
+#include "nn/cells/footprint.hpp"
 #include "nn/model_config.hpp"
 #include "nn/sequence_layer.hpp"
 
@@ -54,6 +55,7 @@ struct CellEntry {
   AgentForm agent;                // with kAgent: how the agent runs it
   const char* variant;            // the momentum kind of the momentum family, else ""
   CellBuilder build;
+  const CellFootprint* footprint;  // its memory, estimated before it is built
 };
 
 const std::vector<CellEntry>& cell_registry();
