@@ -7,6 +7,7 @@
 
 #include "apps/minigrid/demo_config.hpp"
 #include "core/fs.hpp"
+#include "nn/cells/registry.hpp"
 #include "optim/optimizer.hpp"
 #include "rl/minigrid/envs.hpp"
 #include "train/run_files.hpp"
@@ -73,19 +74,21 @@ const char* const kMinigridDemoYaml = kMinigridDemoYamlText;
 train::MemoryEstimate minigrid_memory(const MinigridConfig& c) {
   const auto& a = c.agent;
   const int64_t E = rl::Policy::kEmbed, A = rl::kNumActions;
-  const bool none = a.core == "none";
+  const bool none = a.core == rl::kNoCore;
   const int64_t H = none ? E : a.hidden;
   nn::ModelConfig core;  // the core as a recurrent model of its cell
-  core.cell = none ? "lstm" : a.core;
+  if (!none) core.cell = a.core;
   core.hidden = H;
   core.nu = a.nu;
   core.rho = a.rho;
-  const double Hd = double(H), R = double(c.ppo.recurrence);
-  const double M = none                                                ? 0
-                   : a.core == "lstm"                                  ? 2 * Hd
-                   : a.core == "rel_lstm"                              ? 3 * Hd + 1 + R * double(E)
-                   : a.core == "adam_lstm" || a.core == "rmsprop_lstm" ? 10 * Hd
-                                                                       : 6 * Hd;
+  const double R = double(c.ppo.recurrence);
+  // The agent's memory per environment: the cell's step state, or for an attentive cell
+  // run over a replay window (rl/cores.cpp) its state, a count and the window's inputs.
+  const nn::CellEntry* cell = none ? nullptr : &nn::find_cell(a.core, nn::kAgent, "agent.core");
+  const double M = none ? 0
+                   : cell->agent == nn::AgentForm::kWindowedAttentive
+                       ? cell->footprint->state_floats(core) + 1 + R * double(E)
+                       : cell->footprint->state_floats(core);
   const int64_t Z = H + (rl::uses_mission(a.mission, c.env.name) ? rl::kMissionSize : 0);
   // Convolutions 3->16, 16->32, 32->64 (2x2), heads Z->64->A and Z->64->1.
   const int64_t conv = (16 * 3 * 4 + 16) + (32 * 16 * 4 + 32) + (64 * 32 * 4 + 64);

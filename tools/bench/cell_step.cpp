@@ -46,7 +46,9 @@ struct BenchArgs {
   uint64_t seed = 1;
 };
 
-bool relevancy(const std::string& cell) { return cell == "rel_rnn" || cell == "rel_lstm"; }
+bool relevancy(const std::string& cell) {
+  return (nn::find_cell(cell, nn::kBench, "--cell").reads & nn::kRelevancy) != 0;
+}
 
 int run(const BenchArgs& a) {
   core::set_threads(a.threads);

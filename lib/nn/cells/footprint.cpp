@@ -32,6 +32,10 @@ template <int Proj, int State, int Cache>
 double driven_layer(const ModelConfig& m, int64_t, double T, double B, bool probe) {
   return driven_bytes({Proj, State, Cache}, double(m.hidden), T, B, probe);
 }
+template <int State>
+double state_of(const ModelConfig& m) {
+  return State * double(m.hidden);
+}
 template <int Proj>
 double projection_workspace(const ModelConfig& m, int64_t) {
   return kF * double(m.hidden) * Proj * double(m.hidden);
@@ -135,20 +139,21 @@ double sab_workspace(const ModelConfig& m, int64_t) {
 
 }  // namespace
 
-const CellFootprint kLstmFootprint{lstm_params, lstm_layer, lstm_workspace, false};
-const CellFootprint kRnnFootprint{rnn_params, driven_layer<1, 1, 1>, projection_workspace<1>, false};
+const CellFootprint kLstmFootprint{lstm_params, lstm_layer, lstm_workspace, state_of<2>, false};
+const CellFootprint kRnnFootprint{rnn_params, driven_layer<1, 1, 1>, projection_workspace<1>,
+                                  state_of<1>, false};
 const CellFootprint kMomentumRnnFootprint{momentum_rnn_params, driven_layer<1, 2, 1>,
-                                          projection_workspace<1>, false};
+                                          projection_workspace<1>, state_of<2>, false};
 const CellFootprint kMomentumLstmFootprint{momentum_lstm_params, driven_layer<4, 6, 5>,
-                                           projection_workspace<4>, false};
+                                           projection_workspace<4>, state_of<6>, false};
 const CellFootprint kAdaptiveLstmFootprint{momentum_lstm_params, driven_layer<4, 10, 13>,
-                                           projection_workspace<4>, false};
+                                           projection_workspace<4>, state_of<10>, false};
 const CellFootprint kMemRnnFootprint{attentive_rnn_params, attentive_layer<false, true>,
-                                     attentive_rnn_workspace, true};
+                                     attentive_rnn_workspace, state_of<2>, true};
 const CellFootprint kRelRnnFootprint{attentive_rnn_params, attentive_layer<false, false>,
-                                     attentive_rnn_workspace, false};
+                                     attentive_rnn_workspace, state_of<2>, false};
 const CellFootprint kRelLstmFootprint{attentive_lstm_params, attentive_layer<true, false>,
-                                      attentive_lstm_workspace, false};
-const CellFootprint kSabFootprint{sab_params, sab_layer, sab_workspace, false};
+                                      attentive_lstm_workspace, state_of<3>, false};
+const CellFootprint kSabFootprint{sab_params, sab_layer, sab_workspace, state_of<2>, false};
 
 }  // namespace seqbench::nn

@@ -19,6 +19,9 @@ struct CellFootprint {
   double (*layer_bytes)(const ModelConfig& m, int64_t input, double T, double B, bool probe);
   // Workspaces sized by the weights (transposed copies, projections).
   double (*workspace_bytes)(const ModelConfig& m, int64_t input);
+  // Floats of the state carried from one step to the next, per batch row (what an agent
+  // keeps as memory when it runs the cell step by step).
+  double (*state_floats)(const ModelConfig& m);
   // Whether the activations grow with T² (attention over every past state): the cell
   // itself is then one of the keys that drive the estimate.
   bool quadratic_in_steps;

@@ -188,8 +188,8 @@ const std::vector<CellEntry>& cell_registry() {
     {"stable_rnn", "RNN projected onto ||W_h|| <= lambda after every update (Miller & Hardt 2019)", kAll, kOurs, kNonlinearity | kRecurrentInit, A::kNone, "", build_stable_rnn, &kRnnFootprint},
     {"stable_lstm", "LSTM projected onto a stability bound after every update (Miller & Hardt 2019)", kAll, kOurs, kChrono, A::kNone, "", build_stable_lstm, &kLstmFootprint},
     {"mem_rnn", "RNN attending over all past hidden states (Kerg et al. 2020's MemRNN)", kAll, kOurs, kNonlinearity, A::kNone, "", build_attentive, &kMemRnnFootprint},
-    {"rel_rnn", "RNN with relevancy screening: attends over nu recent and rho relevant states (Kerg et al. 2020)", kAll, kOurs, kNonlinearity, A::kNone, "", build_attentive, &kRelRnnFootprint},
-    {"rel_lstm", "LSTM with relevancy screening (Kerg et al. 2020)", kAll | kAgent, kOurs, kNonlinearity, A::kWindowedAttentive, "", build_attentive, &kRelLstmFootprint},
+    {"rel_rnn", "RNN with relevancy screening: attends over nu recent and rho relevant states (Kerg et al. 2020)", kAll, kOurs, kNonlinearity | kRelevancy, A::kNone, "", build_attentive, &kRelRnnFootprint},
+    {"rel_lstm", "LSTM with relevancy screening (Kerg et al. 2020)", kAll | kAgent, kOurs, kNonlinearity | kRelevancy, A::kWindowedAttentive, "", build_attentive, &kRelLstmFootprint},
     {"sab", "Sparse Attentive Backtracking (Ke et al. 2018) over an LSTM", kAll, kOurs, 0, A::kNone, "", build_sab, &kSabFootprint},
   };
   // clang-format on

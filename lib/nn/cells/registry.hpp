@@ -35,6 +35,7 @@ enum CellReads : unsigned {
   kRecurrentInit = 1u << 1,    // model.recurrent_init
   kChrono = 1u << 2,           // model.chrono_tmax
   kMomentumInit = 1u << 3,     // model.init: momentum_paper
+  kRelevancy = 1u << 4,        // model.nu, model.rho (relevancy screening)
 };
 
 // How the MiniGrid agent runs a cell (lib/rl/policy.cpp): step by step with its state as the
