@@ -25,7 +25,9 @@
 
 namespace seqbench::config {
 
-namespace check_detail {
+// What a field's type is, for every visitor over config structs (this checker and the
+// YAML reader and writer of config/yaml_config.hpp).
+namespace detail {
 
 template <class T>
 inline constexpr bool kIsOptional = false;
@@ -35,13 +37,26 @@ template <class T>
 inline constexpr bool kIsVector = false;
 template <class T, class A>
 inline constexpr bool kIsVector<std::vector<T, A>> = true;
+template <class T>
+inline constexpr bool kAlwaysFalse = false;
 
-struct Probe {
+struct ProbeVisitor {
   template <class T>
   void operator()(std::string_view, T&, std::string_view, const Constraint& = {}) {}
 };
+
+}  // namespace detail
+
+// A type with a visit() template is a (nested) config struct.
 template <class T>
-concept Nested = requires(T& t, Probe& p) { t.visit(p); };
+concept ConfigStruct = requires(T& t, detail::ProbeVisitor& v) {
+  t.visit(v);
+};
+
+namespace check_detail {
+
+using detail::kIsOptional;
+using detail::kIsVector;
 
 [[noreturn]] inline void misdeclared(const std::string& path, std::string_view what) {
   throw core::Error(fmt::format(
@@ -63,7 +78,7 @@ struct Checker {
     } else if constexpr (kIsVector<T>) {
       for (std::size_t i = 0; i < v.size(); ++i)
         value(fmt::format("{}[{}]", where, i), v[i], c);
-    } else if constexpr (Nested<T>) {
+    } else if constexpr (ConfigStruct<T>) {
       if (c.kind != Constraint::Kind::kAny) misdeclared(where, "a nested struct");
       Checker inner{where};
       const_cast<T&>(v).visit(inner);
@@ -84,7 +99,7 @@ struct Checker {
                                          best.empty() ? "" : " (did you mean '" + best + "'?)",
                                          c.hint_suffix()));
     } else {
-      static_assert(std::is_same_v<T, void>, "config::check: unsupported field type");
+      static_assert(detail::kAlwaysFalse<T>, "config::check: unsupported field type");
     }
   }
 

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/check.hpp"
 #include "config/field.hpp"
 
 namespace seqbench::config {
@@ -76,29 +77,7 @@ YAML::Node override_node(const std::string& assignment, const std::string& sourc
 void emit_double(YAML::Emitter& out, double value);
 void emit_string(YAML::Emitter& out, const std::string& value);
 
-template <class T>
-inline constexpr bool kIsOptional = false;
-template <class T>
-inline constexpr bool kIsOptional<std::optional<T>> = true;
-template <class T>
-inline constexpr bool kIsVector = false;
-template <class T, class A>
-inline constexpr bool kIsVector<std::vector<T, A>> = true;
-template <class T>
-inline constexpr bool kAlwaysFalse = false;
-
-struct ProbeVisitor {
-  template <class T>
-  void operator()(std::string_view, T&, std::string_view, const Constraint& = {}) {}
-};
-
 }  // namespace detail
-
-// A type with a visit() template is a (nested) config struct.
-template <class T>
-concept ConfigStruct = requires(T& t, detail::ProbeVisitor& v) {
-  t.visit(v);
-};
 
 template <class Cfg>
 std::vector<std::string> keys(const Cfg& cfg);
