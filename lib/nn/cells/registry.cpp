@@ -36,15 +36,6 @@ std::unique_ptr<SequenceLayer<float>> driven(Cell cell, const ModelConfig& cfg, 
                                            std::move(init_fn), std::move(after));
 }
 
-// A cell with the plain constructor (ps, name, input, hidden), driven step by step: the
-// builder of a new cell is usually just build_driven<MyCell<float>>.
-template <class Cell>
-std::unique_ptr<SequenceLayer<float>> build_driven(const ModelConfig& cfg, core::ParamStore& ps,
-                                                   const std::string& name, int64_t input,
-                                                   int64_t bptt) {
-  return driven(Cell(ps, name, input, cfg.hidden), cfg, bptt);
-}
-
 // model.chrono_tmax for the cells built on LstmCell: their init, or {} when it is off.
 Recurrent<LstmCell<float>>::InitFn lstm_init(const ModelConfig& cfg) {
   if (cfg.chrono_tmax == 0) return {};
