@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/field.hpp"
+#include "nn/mixers/mixer.hpp"
 
 namespace seqbench::nn {
 
@@ -38,6 +39,8 @@ struct ModelConfig {
   // stable_rnn, stable_lstm (Miller & Hardt 2019): projection after every update
   double stable_lambda = 1.0;               // contraction bound λ
   std::string stable_variant = "paper";     // stable_lstm: paper (derived bound) | official_l1
+  // the sequence mixers (lib/nn/mixers): heads, state size, chunk length
+  MixerConfig mixer;
 
   template <class V>
   void visit(V& v) {
@@ -72,6 +75,7 @@ struct ModelConfig {
     v("stable_variant", stable_variant,
       "stable_lstm: paper (derived sufficient condition) | official_l1 (column l1 budgets)",
       config::one_of({"paper", "official_l1"}));
+    v("mixer", mixer, "the sequence mixers' options (linear_attention, retention, gla, lru, mamba, deltanet)");
   }
 };
 

@@ -29,6 +29,8 @@ std::unique_ptr<SequenceLayer<float>> make_recurrent(const ModelConfig& cfg, cor
            "remove the key");
   if (!(cell.reads & kChrono) && cfg.chrono_tmax != 0)
     refuse("model.chrono_tmax", kChrono, "model.chrono_tmax: 0");
+  if (!(cell.reads & kMixerKeys) && !(cfg.mixer == MixerConfig{}))
+    refuse("model.mixer", kMixerKeys, "remove the model.mixer section");
   if (!(cell.reads & kMomentumInit) && cfg.init != "default")
     refuse(fmt::format("model.init: {}", cfg.init), kMomentumInit, "model.init: default");
   if (std::find(cell.backends.begin(), cell.backends.end(), cfg.backend) == cell.backends.end())

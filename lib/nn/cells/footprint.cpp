@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+
+#include "nn/cells/registry.hpp"
+#include "nn/mixers/mixer_layer.hpp"
 
 namespace seqbench::nn {
 
@@ -137,6 +141,35 @@ double sab_workspace(const ModelConfig& m, int64_t) {
   return kF * 4 * double(m.hidden) * double(m.hidden);
 }
 
+// The mixers say for themselves: build one (parameters declared, nothing allocated) and ask.
+std::unique_ptr<Mixer<float>> probe_mixer(const ModelConfig& m, int64_t input,
+                                          core::ParamStoreT<float>& ps) {
+  return make_mixer<float>(*find_cell(m.cell).mixer, m.mixer, ps, "probe", input, m.hidden);
+}
+int64_t mixer_params(const ModelConfig& m, int64_t input) {
+  core::ParamStoreT<float> ps;
+  probe_mixer(m, input, ps);
+  return ps.size();
+}
+double mixer_layer(const ModelConfig& m, int64_t input, double T, double B, bool) {
+  core::ParamStoreT<float> ps;
+  return double(MixerLayer<float>::estimate_bytes(*probe_mixer(m, input, ps), int64_t(T),
+                                                  int64_t(B)));
+}
+double no_workspace(const ModelConfig&, int64_t) { return 0; }
+
+double all_past(const ModelConfig& m, double steps) { return steps * double(m.hidden); }
+double recent_and_relevant(const ModelConfig& m, double steps) {
+  return std::min(steps, double(m.nu + m.rho)) * double(m.hidden);
+}
+double every_attk(const ModelConfig& m, double steps) {
+  return std::floor(steps / double(m.attk)) * double(m.hidden);
+}
+double mixer_state(const ModelConfig& m) {
+  core::ParamStoreT<float> ps;
+  return double(probe_mixer(m, 1, ps)->state_size());
+}
+
 }  // namespace
 
 const CellFootprint kLstmFootprint{lstm_params, lstm_layer, lstm_workspace, state_of<2>, false};
@@ -149,11 +182,19 @@ const CellFootprint kMomentumLstmFootprint{momentum_lstm_params, driven_layer<4,
 const CellFootprint kAdaptiveLstmFootprint{momentum_lstm_params, driven_layer<4, 10, 13>,
                                            projection_workspace<4>, state_of<10>, false};
 const CellFootprint kMemRnnFootprint{attentive_rnn_params, attentive_layer<false, true>,
-                                     attentive_rnn_workspace, state_of<2>, true};
+                                     attentive_rnn_workspace, state_of<2>, true, all_past};
 const CellFootprint kRelRnnFootprint{attentive_rnn_params, attentive_layer<false, false>,
-                                     attentive_rnn_workspace, state_of<2>, false};
+                                     attentive_rnn_workspace, state_of<2>, false,
+                                     recent_and_relevant};
 const CellFootprint kRelLstmFootprint{attentive_lstm_params, attentive_layer<true, false>,
-                                      attentive_lstm_workspace, state_of<3>, false};
-const CellFootprint kSabFootprint{sab_params, sab_layer, sab_workspace, state_of<2>, false};
+                                      attentive_lstm_workspace, state_of<3>, false,
+                                      recent_and_relevant};
+const CellFootprint kSabFootprint{sab_params, sab_layer, sab_workspace, state_of<2>, false,
+                                  every_attk};
+const CellFootprint kMixerFootprint{mixer_params, mixer_layer, no_workspace, mixer_state, false};
+
+double carried_floats(const CellFootprint& f, const ModelConfig& m, double steps) {
+  return f.state_floats(m) + (f.attended_floats ? f.attended_floats(m, steps) : 0.0);
+}
 
 }  // namespace seqbench::nn

@@ -25,7 +25,14 @@ struct CellFootprint {
   // Whether the activations grow with T² (attention over every past state): the cell
   // itself is then one of the keys that drive the estimate.
   bool quadratic_in_steps;
+  // Floats of past states a step-by-step run keeps attending to after `steps` steps, per
+  // batch row, beyond state_floats (null: none): all past states (mem_rnn), the ν recent
+  // and ρ relevant ones (rel_rnn, rel_lstm), every attk-th (sab). With state_floats, the
+  // memory the recall figure plots against.
+  double (*attended_floats)(const ModelConfig& m, double steps) = nullptr;
 };
+// state_floats plus attended_floats: what the cell carries from one token to the next.
+double carried_floats(const CellFootprint& f, const ModelConfig& m, double steps);
 
 extern const CellFootprint kLstmFootprint;          // lstm, stable_lstm (and onednn)
 extern const CellFootprint kRnnFootprint;           // rnn, stable_rnn
@@ -36,5 +43,6 @@ extern const CellFootprint kMemRnnFootprint;        // mem_rnn
 extern const CellFootprint kRelRnnFootprint;        // rel_rnn
 extern const CellFootprint kRelLstmFootprint;       // rel_lstm
 extern const CellFootprint kSabFootprint;           // sab
+extern const CellFootprint kMixerFootprint;         // the sequence mixers (asks the mixer)
 
 }  // namespace seqbench::nn

@@ -15,6 +15,7 @@
 #include "nn/init.hpp"
 #include "nn/recurrent/recurrent.hpp"
 #include "nn/recurrent/sab.hpp"
+#include "nn/mixers/mixer_layer.hpp"
 #include "optim/projection.hpp"
 
 namespace seqbench::nn {
@@ -160,7 +161,22 @@ std::unique_ptr<SequenceLayer<float>> build_sab(const ModelConfig& cfg, core::Pa
       ps, name, input, cfg.hidden, SabOptions{bptt, cfg.attk, cfg.ktop, cfg.forget_bias});
 }
 
+// The sequence mixers: the registry entry's factory, wrapped as a recurrent layer.
+std::unique_ptr<SequenceLayer<float>> build_mixer(const ModelConfig& cfg, core::ParamStore& ps,
+                                                  const std::string& name, int64_t input,
+                                                  int64_t bptt) {
+  if (bptt > 0)
+    throw core::UsageError(fmt::format(
+        "model.cell: {} is a sequence mixer and trains with full backpropagation only, but "
+        "train.bptt = {} (hint: train.bptt: 0)",
+        cfg.cell, bptt));
+  const CellEntry& e = find_cell(cfg.cell);
+  return std::make_unique<MixerLayer<float>>(
+      make_mixer<float>(*e.mixer, cfg.mixer, ps, name, input, cfg.hidden));
+}
+
 constexpr unsigned kAll = kSequenceModel | kBench;
+constexpr unsigned kMixer = kAll | kTransformerMixer;
 const std::vector<std::string> kOurs{"ours"};
 
 }  // namespace
@@ -182,6 +198,12 @@ const std::vector<CellEntry>& cell_registry() {
     {"rel_rnn", "RNN with relevancy screening: attends over nu recent and rho relevant states (Kerg et al. 2020)", kAll, kOurs, kNonlinearity | kRelevancy, A::kNone, "", build_attentive, &kRelRnnFootprint},
     {"rel_lstm", "LSTM with relevancy screening (Kerg et al. 2020)", kAll | kAgent, kOurs, kNonlinearity | kRelevancy, A::kWindowedAttentive, "", build_attentive, &kRelLstmFootprint},
     {"sab", "Sparse Attentive Backtracking (Ke et al. 2018) over an LSTM", kAll, kOurs, 0, A::kNone, "", build_sab, &kSabFootprint},
+    {"linear_attention", "causal linear attention, elu+1 features, chunked (Katharopoulos et al. 2020)", kMixer, kOurs, kMixerKeys, A::kNone, "", build_mixer, &kMixerFootprint, &kLinearAttentionMixer},
+    {"retention", "retention: linear attention with a fixed decay per head (RetNet, Sun et al. 2023)", kMixer, kOurs, kMixerKeys, A::kNone, "", build_mixer, &kMixerFootprint, &kRetentionMixer},
+    {"gla", "gated linear attention: data-dependent decay per key dimension (Yang et al. 2023)", kMixer, kOurs, kMixerKeys, A::kNone, "", build_mixer, &kMixerFootprint, &kGlaMixer},
+    {"lru", "Linear Recurrent Unit: stable complex diagonal recurrence (Orvieto et al. 2023)", kMixer, kOurs, kMixerKeys, A::kNone, "", build_mixer, &kMixerFootprint, &kLruMixer},
+    {"mamba", "selective scan: input-dependent delta, B, C after a short causal conv (Mamba, Gu & Dao 2023)", kMixer, kOurs, kMixerKeys, A::kNone, "", build_mixer, &kMixerFootprint, &kMambaMixer},
+    {"deltanet", "gated delta rule: S = a S (I - b k k^T) + b v k^T (Gated DeltaNet, Yang et al. 2024)", kMixer, kOurs, kMixerKeys, A::kNone, "", build_mixer, &kMixerFootprint, &kDeltaNetMixer},
   };
   // clang-format on
   return r;
@@ -224,10 +246,19 @@ std::string cells_markdown() {
     if (e.uses & kSequenceModel) uses.push_back("model.cell");
     if (e.uses & kAgent) uses.push_back("agent.core");
     if (e.uses & kBench) uses.push_back("bench");
+    if (e.uses & kTransformerMixer) uses.push_back("model.attention");
     out += fmt::format("| `{}` | {} | {} | {} |\n", e.name, core::join(uses, ", "),
                        core::join(e.backends, ", "), e.doc);
   }
   return out;
 }
+
+const CellEntry* find_mixer(const std::string& name) {
+  for (const auto& e : cell_registry())
+    if (name == e.name && (e.uses & kTransformerMixer)) return &e;
+  return nullptr;
+}
+
+std::vector<std::string> mixer_names() { return cell_names(kTransformerMixer); }
 
 }  // namespace seqbench::nn

@@ -5,8 +5,9 @@
 // table in docs/models.md (tests/nn/cell_registry_test.cpp checks it is current).
 //
 // Adding a cell: its header and source under lib/nn/cells/, one line in registry.cpp, one
-// gradient test (tests/nn/cell_check.hpp) and one preset under configs/. See
-// docs/architecture.md.
+// gradient test (tests/nn/cell_check.hpp) and one preset under configs/. A sequence mixer
+// (lib/nn/mixers/) likewise, with tests/nn/mixer_check.hpp; its line also makes it a
+// Transformer mixer (model.attention). See docs/architecture.md.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 
 #include "core/param_store.hpp"
 #include "nn/cells/footprint.hpp"
+#include "nn/mixers/mixer.hpp"
 #include "nn/model_config.hpp"
 #include "nn/sequence_layer.hpp"
 
@@ -26,6 +28,7 @@ enum CellUse : unsigned {
   kSequenceModel = 1u << 0,  // model.cell of the sequence experiments (copy, pmnist, char_ptb)
   kAgent = 1u << 1,          // agent.core of the MiniGrid agent
   kBench = 1u << 2,          // seqbench_bench_cell --cell
+  kTransformerMixer = 1u << 3,  // model.attention of the Transformer (a mixer in place of attention)
 };
 
 // Optional model keys a cell reads; set for another cell they would do nothing, so they are
@@ -36,6 +39,7 @@ enum CellReads : unsigned {
   kChrono = 1u << 2,           // model.chrono_tmax
   kMomentumInit = 1u << 3,     // model.init: momentum_paper
   kRelevancy = 1u << 4,        // model.nu, model.rho (relevancy screening)
+  kMixerKeys = 1u << 5,        // model.mixer.* (the sequence mixers)
 };
 
 // How the MiniGrid agent runs a cell (lib/rl/policy.cpp): step by step with its state as the
@@ -57,6 +61,7 @@ struct CellEntry {
   const char* variant;            // the momentum kind of the momentum family, else ""
   CellBuilder build;
   const CellFootprint* footprint;  // its memory, estimated before it is built
+  const MixerFactory* mixer = nullptr;  // the sequence mixers (nn/mixers): how to build it
 };
 
 const std::vector<CellEntry>& cell_registry();
@@ -70,5 +75,10 @@ std::vector<std::string> cell_names(unsigned use = kSequenceModel);
 std::vector<std::string> cells_reading(unsigned reads);
 // The docs table: | cell | use | backends | what it is |.
 std::string cells_markdown();
+// The mixer named `name` for the Transformer's model.attention, or null when the name is
+// not a mixer (then it is a head-group spec of attention kinds).
+const CellEntry* find_mixer(const std::string& name);
+// Names of the Transformer mixers ("linear_attention | ..."), for docs and messages.
+std::vector<std::string> mixer_names();
 
 }  // namespace seqbench::nn
