@@ -160,6 +160,7 @@ void TransformerLmExperiment::load_state(const train::Checkpoint& ck) {
 }
 
 std::string lm_attention(const nn::TransformerConfig& m) {
+  if (nn::transformer_mixer(m)) return m.attention;
   return nn::head_groups_str(nn::parse_head_groups(m.attention, m.heads));
 }
 

@@ -183,7 +183,8 @@ int attention_approx_command(const ApproxCommandOptions& opts, const LmRunLoader
   nn::TransformerLM& lm = exp->model();
   bool has_full = false;
   for (int64_t l = 0; l < lm.layers(); ++l)
-    for (int64_t g = 0; g < lm.block(l).attention().groups(); ++g)
+    if (lm.block(l).has_attention())
+      for (int64_t g = 0; g < lm.block(l).attention().groups(); ++g)
       has_full = has_full || lm.block(l).attention().group(g).kind == "full";
   if (!has_full)
     throw core::UsageError(fmt::format(
@@ -196,6 +197,7 @@ int attention_approx_command(const ApproxCommandOptions& opts, const LmRunLoader
   for (int64_t i = 0; i < segments; ++i) {
     exp->forward_valid(i);
     for (int64_t l = 0; l < lm.layers(); ++l) {
+      if (!lm.block(l).has_attention()) continue;
       const auto& mha = lm.block(l).attention();
       for (int64_t g = 0; g < mha.groups(); ++g) {
         if (mha.group(g).kind != "full") continue;

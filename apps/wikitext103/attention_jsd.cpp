@@ -66,6 +66,12 @@ int attention_jsd_command(const JsdCommandOptions& opts, const LmRunLoader& load
   nn::TransformerLM& lm = exp->model();
   bool mixed = false;
   for (int64_t l = 0; l < lm.layers(); ++l) {
+    if (!lm.block(l).has_attention())
+      throw core::UsageError(fmt::format(
+          "attention jsd: the run at '{}' mixes tokens with the sequence mixer '{}', which has "
+          "no attention heads to compare (hint: a run with model.attention: routing or "
+          "local:2,routing:2)",
+          opts.run_dir, run.attention));
     const auto& mha = lm.block(l).attention();
     for (int64_t g = 1; g < mha.groups(); ++g)
       mixed = mixed || mha.group(g).kind != mha.group(0).kind;

@@ -93,8 +93,13 @@ int64_t transformer_params(const nn::TransformerConfig& c, int64_t vocab, int64_
   int64_t n = V * E + V;  // token table (also the tied output), output bias
   if (c.positions == "learned") n += max_len * E;
   if (!c.tie_embeddings) n += V * E;
-  const int64_t layer = 2 * E + 3 * E * E + 3 * E + E * E + E + c.heads * c.relative_positions +
-                        2 * E + F * E + F + E * F + E;
+  int64_t mix = 3 * E * E + 3 * E + E * E + E + c.heads * c.relative_positions;
+  if (nn::transformer_mixer(c)) {  // the mixer counts its own: declare it, allocate nothing
+    core::ParamStoreT<float> ps;
+    nn::make_mixer<float>(*nn::transformer_mixer(c)->mixer, c.mixer, ps, "probe", E, E);
+    mix = ps.size();
+  }
+  const int64_t layer = 2 * E + mix + 2 * E + F * E + F + E * F + E;
   return n + c.layers * layer + 2 * E;
 }
 
@@ -113,6 +118,13 @@ double transformer_activation_bytes(const nn::TransformerConfig& c, int64_t max_
     // Block: LN1(x), attention out, h, LN2(h), FFN out and four gradients; the FFN's
     // u, act(u), du; two dropout masks; layer-norm statistics.
     floats += 9 * BN * E + 3 * BN * F + drop * 2 * BN * E + 4 * BN;
+    if (const nn::CellEntry* mixer = nn::transformer_mixer(c)) {  // it says for itself
+      core::ParamStoreT<float> ps;
+      other += double(nn::make_mixer<float>(*mixer->mixer, c.mixer, ps, "probe", c.d_model,
+                                            c.d_model)
+                          ->estimate_bytes(batch, n_tokens));
+      continue;
+    }
     // Attention: qkv, merged heads, their gradients.
     floats += 8 * BN * E;
     for (const nn::HeadGroup& g : nn::layer_head_groups(c, l)) {

@@ -15,6 +15,7 @@
 #include "nn/attention_inputs.hpp"
 #include "nn/loss.hpp"
 #include "nn/attention/transformer.hpp"
+#include "nn/cells/registry.hpp"
 #include "nn/tiny_lm.hpp"
 #include "test_util.hpp"
 
@@ -83,11 +84,22 @@ GradCase hashing_case() {
   return {"smyrf_lsh_last_layer", c};
 }
 
+// A sequence mixer in place of attention (chunk 3 < N, so the chunked forms carry state).
+GradCase mixer_case(const char* name) {
+  auto c = tiny(name);
+  c.mixer.heads = 2;
+  c.mixer.d_state = 3;
+  c.mixer.chunk = 3;
+  c.positions = "none";
+  return {name, c};
+}
+
 }  // namespace
 
 INSTANTIATE_TEST_SUITE_P(Models, TransformerLMGrad,
                          ::testing::Values(full_case(), routing_case(), hashing_case(),
-                                           shared_commitment_case()),
+                                           shared_commitment_case(), mixer_case("gla"),
+                                           mixer_case("mamba"), mixer_case("deltanet")),
                          [](const auto& p) { return std::string(p.param.name); });
 
 class TransformerLMCausal : public ::testing::TestWithParam<const char*> {};
@@ -97,7 +109,12 @@ TEST_P(TransformerLMCausal, LaterTokensDoNotChangeEarlierLogits) {
   auto cfg = tiny(GetParam());
   cfg.clusters = 4;
   cfg.rounds = 2;
-  cfg.qk_norm = true;
+  if (nn::transformer_mixer(cfg)) {
+    cfg.mixer.chunk = 5;
+    cfg.mixer.heads = 2;
+  } else {
+    cfg.qk_norm = true;
+  }
   Lm<double> lm(cfg, V, N, 8);
   core::Rng rng(9);
   const auto ids = random_ids(rng, B * N, V);
@@ -122,7 +139,8 @@ TEST_P(TransformerLMCausal, LaterTokensDoNotChangeEarlierLogits) {
 
 INSTANTIATE_TEST_SUITE_P(Kinds, TransformerLMCausal,
                          ::testing::Values("full", "local:1,routing:1", "random:1,smyrf:1",
-                                           "lsh:2"),
+                                           "lsh:2", "linear_attention", "retention", "gla",
+                                           "lru", "mamba", "deltanet"),
                          [](const auto& p) {
                            std::string s = p.param;
                            for (char& c : s)
@@ -283,6 +301,25 @@ TEST(TransformerLM, FloatMatchesDouble) {
   EXPECT_LT(worst, 1e-4 * std::max(1.0, scale));
   EXPECT_NE(d.model.describe().find("l1 local:1,routing:1"), std::string::npos)
       << d.model.describe();
+}
+
+TEST(TransformerLM, MixerRefusesAttentionKeysAndAttentionRefusesMixerKeys) {
+  auto c = tiny("gla");
+  c.qk_norm = true;
+  std::string msg = testutil::message_of([&] { nn::check_rules(c); });
+  EXPECT_NE(msg.find("model.qk_norm applies to attention heads, and model.attention is the "
+                     "mixer 'gla'"),
+            std::string::npos)
+      << msg;
+  c = tiny("full");
+  c.mixer.d_state = 8;
+  msg = testutil::message_of([&] { nn::check_rules(c); });
+  EXPECT_NE(msg.find("model.mixer applies to the sequence mixers"), std::string::npos) << msg;
+  // Every mixer of the cell registry is a value of model.attention, listed in its doc.
+  for (const auto& name : nn::mixer_names()) {
+    EXPECT_NE(nn::head_groups_doc().find(name), std::string::npos) << name;
+    EXPECT_NO_THROW(nn::check_rules(tiny(name))) << name;
+  }
 }
 
 TEST(TransformerLM, ShapeAndInputErrors) {

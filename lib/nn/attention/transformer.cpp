@@ -8,6 +8,7 @@
 #include "core/buffer.hpp"
 #include "core/check.hpp"
 #include "nn/attention/kinds.hpp"
+#include "nn/cells/registry.hpp"
 
 namespace seqbench::nn {
 
@@ -32,24 +33,44 @@ TransformerBlockT<T>::TransformerBlockT(core::ParamStoreT<T>& ps, const std::str
                                         const AttentionConfig& base)
     : ln1_(ps, name + ".ln1", cfg.d_model, true, cfg.ln_eps),
       ln2_(ps, name + ".ln2", cfg.d_model, true, cfg.ln_eps),
-      attn_(ps, name + ".attn", cfg.d_model, groups, base,
-            MhaOptions{cfg.qk_norm, cfg.ln_eps, cfg.local_window, cfg.relative_positions,
-                       cfg.shared_qk, cfg.commitment}),
       ffn_(ps, name + ".ffn", cfg.d_model, cfg.d_ff, parse_activation(cfg.activation)),
       drop_attn_(cfg.dropout),
-      drop_ffn_(cfg.dropout) {}
+      drop_ffn_(cfg.dropout) {
+  if (const CellEntry* m = transformer_mixer(cfg))
+    mixer_ = make_mixer<T>(*m->mixer, cfg.mixer, ps, name + ".mix", cfg.d_model, cfg.d_model);
+  else
+    attn_ = std::make_unique<MultiHeadAttentionT<T>>(
+        ps, name + ".attn", cfg.d_model, groups, base,
+        MhaOptions{cfg.qk_norm, cfg.ln_eps, cfg.local_window, cfg.relative_positions,
+                   cfg.shared_qk, cfg.commitment});
+}
+
+template <class T>
+MultiHeadAttentionT<T>& TransformerBlockT<T>::attention() {
+  SB_CHECK(attn_, "this block mixes with a sequence mixer, not attention heads");
+  return *attn_;
+}
+
+template <class T>
+const MultiHeadAttentionT<T>& TransformerBlockT<T>::attention() const {
+  SB_CHECK(attn_, "this block mixes with a sequence mixer, not attention heads");
+  return *attn_;
+}
 
 template <class T>
 void TransformerBlockT<T>::init(core::Rng& rng, double sd, double out_std) {
   ln1_.init();
   ln2_.init();
-  attn_.init(rng, sd, out_std);
+  if (attn_)
+    attn_->init(rng, sd, out_std);
+  else
+    mixer_->init(rng);
   ffn_.init(rng, sd, out_std);
 }
 
 template <class T>
 void TransformerBlockT<T>::hold(bool h) {
-  attn_.hold_assignment(h);
+  if (attn_) attn_->hold_assignment(h);
   drop_attn_.hold(h);
   drop_ffn_.hold(h);
 }
@@ -64,7 +85,10 @@ void TransformerBlockT<T>::forward(core::ViewT<const T> x, core::ViewT<T> y, boo
   x_ = x;
   for (auto* t : {&a_, &att_, &h_, &c_, &f_}) ensure_shape(*t, s);
   ln1_.forward(x, a_.view(), ln1c_);
-  attn_.forward(a_.cview(), att_.view(), train);
+  if (attn_)
+    attn_->forward(a_.cview(), att_.view(), train);
+  else
+    mixer_->forward(a_.cview(), core::ViewT<const T>(), att_.view());
   drop_attn_.forward(att_.data(), n, train, drop_rng);
   for (int64_t i = 0; i < n; ++i) h_[i] = x.data[i] + att_[i];
   ln2_.forward(h_.cview(), c_.view(), ln2c_);
@@ -90,14 +114,18 @@ void TransformerBlockT<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx) 
   // Attention branch: h = x + drop(att), att = MHA(LN1(x)); df_ is reused for d att.
   std::copy_n(dh_.data(), n, df_.data());
   drop_attn_.backward(df_.data(), n);
-  attn_.backward(df_.cview(), da_.view());
+  if (attn_)
+    attn_->backward(df_.cview(), da_.view());
+  else
+    mixer_->backward(df_.cview(), da_.view(), core::ViewT<T>());
   std::copy_n(dh_.data(), n, dx.data);
   ln1_.backward(x_, da_.cview(), ln1c_, dx);
 }
 
 template <class T>
 size_t TransformerBlockT<T>::held_bytes() const {
-  size_t n = attn_.held_bytes() + drop_attn_.held_bytes() + drop_ffn_.held_bytes();
+  size_t n = (attn_ ? attn_->held_bytes() : mixer_->held_bytes()) + drop_attn_.held_bytes() +
+             drop_ffn_.held_bytes();
   for (const auto* t : {&a_, &att_, &h_, &c_, &f_, &dh_, &da_, &dc_, &df_, &ffc_.u, &ffc_.a,
                         &ffc_.du})
     n += bytes_of(*t);
@@ -163,7 +191,8 @@ void TransformerLMT<T>::init(core::Rng& rng) {
 template <class T>
 double TransformerLMT<T>::aux_loss() const {
   double s = 0;
-  for (const auto& b : blocks_) s += b->attention().aux_loss();
+  for (const auto& b : blocks_)
+    if (b->has_attention()) s += b->attention().aux_loss();
   return s;
 }
 
@@ -252,13 +281,16 @@ void TransformerLMT<T>::backward(core::ViewT<const T> dlogits, std::vector<doubl
 
 template <class T>
 uint64_t TransformerLMT<T>::draws() const {
-  return blocks_.front()->attention().core(0).draws();
+  for (const auto& b : blocks_)
+    if (b->has_attention()) return b->attention().core(0).draws();
+  return 0;  // sequence mixers draw nothing
 }
 
 template <class T>
 void TransformerLMT<T>::set_draws(uint64_t draws) {
   for (auto& b : blocks_)
-    for (int64_t g = 0; g < b->attention().groups(); ++g) b->attention().core(g).set_draws(draws);
+    if (b->has_attention())
+      for (int64_t g = 0; g < b->attention().groups(); ++g) b->attention().core(g).set_draws(draws);
 }
 
 template <class T>
@@ -266,6 +298,7 @@ void TransformerLMT<T>::save_state(core::Scope out) const {
   out.put_rng("dropout_rng", drop_rng_);
   out.put_u64("draws", draws());
   for (size_t l = 0; l < blocks_.size(); ++l) {
+    if (!blocks_[l]->has_attention()) continue;
     const auto& mha = blocks_[l]->attention();
     for (int64_t g = 0; g < mha.groups(); ++g) {
       const auto* r = dynamic_cast<const RoutingAttention<T>*>(&mha.core(g));
@@ -283,6 +316,7 @@ void TransformerLMT<T>::load_state(core::ConstScope in) {
   drop_rng_ = in.get_rng("dropout_rng");
   set_draws(in.get_u64("draws"));
   for (size_t l = 0; l < blocks_.size(); ++l) {
+    if (!blocks_[l]->has_attention()) continue;
     auto& mha = blocks_[l]->attention();
     for (int64_t g = 0; g < mha.groups(); ++g) {
       auto* r = dynamic_cast<RoutingAttention<T>*>(&mha.core(g));
@@ -300,6 +334,10 @@ template <class T>
 std::string TransformerLMT<T>::describe() const {
   std::string s;
   for (size_t l = 0; l < blocks_.size(); ++l) {
+    if (!blocks_[l]->has_attention()) {
+      s += fmt::format("{}l{} {}", l ? " | " : "", l, cfg_.attention);
+      continue;
+    }
     std::vector<HeadGroup> g;
     const auto& mha = blocks_[l]->attention();
     for (int64_t i = 0; i < mha.groups(); ++i) g.push_back(mha.group(i));

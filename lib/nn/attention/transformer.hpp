@@ -41,6 +41,7 @@
 #include "nn/ffn.hpp"
 #include "nn/layer_norm.hpp"
 #include "nn/linear.hpp"
+#include "nn/mixers/mixer.hpp"
 
 namespace seqbench::nn {
 
@@ -69,6 +70,7 @@ struct TransformerConfig {
   std::string positions = "learned";  // learned | sinusoidal | none
   double init_std = 0.02;           // N(0, sd²) weights; residual outputs / sqrt(2L)
   double ln_eps = 1e-5;
+  MixerConfig mixer;                // when attention names a sequence mixer (nn/mixers)
 
   template <class V>
   void visit(V& v) {
@@ -110,8 +112,14 @@ struct TransformerConfig {
       config::one_of({"learned", "sinusoidal", "none"}));
     v("init_std", init_std, "std of the normal weight init", config::positive());
     v("ln_eps", ln_eps, "layer norm epsilon", config::positive());
+    v("mixer", mixer, "options of the sequence mixer when model.attention names one");
   }
 };
+
+struct CellEntry;
+// The registry entry of the sequence mixer that model.attention names, or null when it is a
+// head-group spec of attention kinds.
+const CellEntry* transformer_mixer(const TransformerConfig& cfg);
 
 // Content-based kinds, the ones routing_layers confines to the last layers.
 bool is_content_kind(const std::string& kind);
@@ -126,7 +134,8 @@ struct HeadGroup {
 // that is not `heads`.
 std::vector<HeadGroup> parse_head_groups(const std::string& spec, int64_t heads);
 // Layer l's groups: the parsed spec, with content kinds replaced by local in the first
-// L - routing_layers layers (when routing_layers > 0); neighbours of one kind merged.
+// L - routing_layers layers (when routing_layers > 0); neighbours of one kind merged. Empty
+// when model.attention is a sequence mixer.
 std::vector<HeadGroup> layer_head_groups(const TransformerConfig& cfg, int64_t layer);
 // "local:2,routing:2"
 std::string head_groups_str(const std::vector<HeadGroup>& groups);
@@ -233,7 +242,9 @@ class MultiHeadAttentionT {
   core::TensorT<T> qkv_buf_, merged_, dmerged_, dqkv_;  // (B N, 3E), (B N, E), (B N, E), (B N, 3E)
 };
 
-// One pre-LN block: y = h + drop(FFN(LN2(h))), h = x + drop(MHA(LN1(x))).
+// One pre-LN block: y = h + drop(FFN(LN2(h))), h = x + drop(MHA(LN1(x))), or with a sequence
+// mixer (model.attention: linear_attention, ...) in place of MHA: h = x + drop(Mix(LN1(x))),
+// the mixer "<name>.mix" from the zero state.
 template <class T>
 class TransformerBlockT {
  public:
@@ -248,13 +259,17 @@ class TransformerBlockT {
   void backward(core::ViewT<const T> dy, core::ViewT<T> dx);
 
   void hold(bool h);
-  MultiHeadAttentionT<T>& attention() { return attn_; }
-  const MultiHeadAttentionT<T>& attention() const { return attn_; }
+  // Whether this block mixes tokens with attention heads (else with a sequence mixer).
+  bool has_attention() const { return attn_ != nullptr; }
+  MultiHeadAttentionT<T>& attention();
+  const MultiHeadAttentionT<T>& attention() const;
+  Mixer<T>* mixer() { return mixer_.get(); }
   size_t held_bytes() const;
 
  private:
   LayerNormT<T> ln1_, ln2_;
-  MultiHeadAttentionT<T> attn_;
+  std::unique_ptr<MultiHeadAttentionT<T>> attn_;
+  std::unique_ptr<Mixer<T>> mixer_;
   FeedForwardT<T> ffn_;
   DropoutT<T> drop_attn_, drop_ffn_;
   core::ViewT<const T> x_;

@@ -9,6 +9,7 @@
 #include "core/check.hpp"
 #include "core/text.hpp"
 #include "nn/attention/transformer.hpp"
+#include "nn/cells/registry.hpp"
 
 namespace seqbench::nn {
 
@@ -19,9 +20,13 @@ bool is_content_kind(const std::string& kind) { return find_attention(kind).cont
 const std::string& head_groups_doc() {
   static const std::string doc =
       "head groups per layer: a kind (all heads) or kind:count,... summing to heads; kinds " +
-      core::join(attention_kind_names(), " | ");
+      core::join(attention_kind_names(), " | ") +
+      "; or a sequence mixer in place of attention (options in model.mixer): " +
+      core::join(mixer_names(), " | ");
   return doc;
 }
+
+const CellEntry* transformer_mixer(const TransformerConfig& cfg) { return find_mixer(cfg.attention); }
 
 std::vector<HeadGroup> parse_head_groups(const std::string& spec, int64_t heads) {
   const auto bad = [&](const std::string& why) {
@@ -63,6 +68,7 @@ std::vector<HeadGroup> parse_head_groups(const std::string& spec, int64_t heads)
 }
 
 std::vector<HeadGroup> layer_head_groups(const TransformerConfig& cfg, int64_t layer) {
+  if (transformer_mixer(cfg)) return {};
   std::vector<HeadGroup> groups = parse_head_groups(cfg.attention, cfg.heads);
   const bool content_here = cfg.routing_layers == 0 || layer >= cfg.layers - cfg.routing_layers;
   std::vector<HeadGroup> out;
@@ -93,6 +99,26 @@ void check_rules(const TransformerConfig& cfg) {
     fail(fmt::format("model.routing_layers: {} is more than model.layers = {} (hint: 0 = all "
                      "layers)",
                      cfg.routing_layers, cfg.layers));
+  if (transformer_mixer(cfg)) {
+    // Keys of multi-head attention would do nothing for a mixer.
+    const TransformerConfig d;
+    const auto refuse = [&](bool set, const char* key) {
+      if (set)
+        fail(fmt::format("{} applies to attention heads, and model.attention is the mixer '{}' "
+                         "(hint: remove the key)",
+                         key, cfg.attention));
+    };
+    refuse(cfg.qk_norm, "model.qk_norm");
+    refuse(cfg.relative_positions != 0, "model.relative_positions");
+    refuse(cfg.shared_qk, "model.shared_qk");
+    refuse(cfg.commitment != 0, "model.commitment");
+    refuse(cfg.routing_layers != 0, "model.routing_layers");
+    return;
+  }
+  if (!(cfg.mixer == MixerConfig{}))
+    fail(fmt::format("model.mixer applies to the sequence mixers ({}), and model.attention is "
+                     "'{}' (hint: remove the model.mixer section)",
+                     core::join(mixer_names(), ", "), cfg.attention));
   const auto groups = parse_head_groups(cfg.attention, cfg.heads);
   for (const auto& g : groups)
     if (g.kind == "lsh" && cfg.clusters != 1 && cfg.clusters % 2 != 0)
