@@ -8,6 +8,7 @@
 
 #include "apps/char_ptb/char_ptb_experiment.hpp"
 #include "apps/copy/copy_experiment.hpp"
+#include "apps/recall/recall_experiment.hpp"
 #include "apps/imagenet64/imagenet64_experiment.hpp"
 #include "apps/minigrid/minigrid_experiment.hpp"
 #include "apps/pmnist/pmnist_experiment.hpp"
@@ -42,6 +43,8 @@ const Entry kExperiments[] = {
      "pixel-level image Transformer, bits/dim, same head kinds (MNIST stand-in)"},
     {"minigrid", seqbench::apps::minigrid_main,
      "MiniGrid RL: PPO with lstm / rel_lstm / momentum_lstm agents (C++ environments)"},
+    {"recall", seqbench::apps::recall_main,
+     "MQAR, selective copying, induction heads: attention vs mixers vs cells at equal state"},
     {"stability", seqbench::apps::stability_main,
      "Miller & Hardt: gradient gap / weight gap vs truncation k (`stability --config ...`)"},
 };

@@ -1,0 +1,94 @@
+// `seqbench recall`: the app's flow (lib/train/app.hpp) with its runs.csv identity columns
+// (the model, its width and the state it carries: the axes of the recall figure) and the
+// length-extrapolation evaluation (--eval-T) of a trained run.
+#include <fmt/format.h>
+
+#include "apps/recall/recall_experiment.hpp"
+#include "core/fs.hpp"
+#include "report/csv.hpp"
+#include "report/markdown.hpp"
+#include "train/app.hpp"
+
+namespace seqbench::apps {
+
+namespace {
+
+// Evaluates a trained run's checkpoint at other sequence lengths; appends to
+// <run>/transfer.csv.
+int recall_transfer(const RecallConfig& c, RecallExperiment& e, const train::Checkpoint& ck,
+                    const std::vector<int64_t>& lengths) {
+  train::load_parameters(e.params(), ck);
+  e.load_state(ck);
+  const std::string dir = c.output.dir + "/recall/" + c.output.run_id;
+  report::CsvWriter out(dir + "/transfer.csv",
+                        {"step", "trained_T", "eval_T", "batches", "batch", "loss", "acc"},
+                        report::CsvWriter::Mode::Append);
+  std::vector<std::vector<std::string>> shown;
+  using W = report::CsvWriter;
+  for (const int64_t n : lengths) {
+    const train::Metrics m = e.evaluate_at(n);
+    const std::vector<std::string> row{ck.meta_at("step"), W::cell(c.task.seq_len), W::cell(n),
+                                       W::cell(c.train.eval_batches), W::cell(c.train.batch),
+                                       W::cell(m[0].second), W::cell(m[1].second)};
+    out.row(row);
+    shown.push_back({row[1], row[2], fmt::format("{:.4f}", m[0].second),
+                     fmt::format("{:.4f}", m[1].second)});
+  }
+  fmt::print("{}", report::markdown_table({"trained T", "eval T", "loss", "acc"}, shown));
+  return 0;
+}
+
+}  // namespace
+
+int recall_main(int argc, char** argv) {
+  train::AppSpec<RecallConfig, RecallExperiment> spec;
+  spec.name = "recall";
+  spec.description =
+      "associative recall: MQAR, selective copying, induction heads on attention, sequence "
+      "mixers and recurrent cells (docs/experiments/recall.md)";
+  spec.demo_yaml = kRecallDemoYaml;
+  spec.memory = [](const RecallConfig& c) {
+    check_rules(c);
+    return recall_memory(c);
+  };
+  spec.label = [](const RecallConfig& c) { return recall_model_name(c); };
+  spec.run_id_label = [](const RecallConfig& c) {
+    std::string id;
+    for (char ch : recall_model_name(c))
+      if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-') id += ch;
+      else if (ch == ',' || ch == '=') id += '-';
+    return id;
+  };
+  spec.identity = [](const RecallConfig& c, RecallExperiment& e, const std::string& label) {
+    const bool tf = c.family == "transformer";
+    train::RunIdentity id{
+        {"label", label},
+        {"task", c.task.name},
+        {"T", std::to_string(c.task.seq_len)},
+        {"vocab", std::to_string(c.task.vocab)},
+        {"pairs", std::to_string(c.task.name == "mqar" ? c.task.n_pairs : c.task.n_tokens)},
+        {"family", c.family},
+        {"model", recall_model_name(c)},
+        {"width", std::to_string(tf ? c.model.d_model : c.rnn.hidden)},
+        {"layers", std::to_string(tf ? c.model.layers : 1)},
+        {"state_bytes", fmt::format("{:.0f}", recall_state_bytes(c, e.task().length()))},
+    };
+    train::append(id, train::setup_columns(e.params().size(), c.train, c.optim));
+    id.push_back({"data", "synthetic"});
+    return id;
+  };
+  std::vector<int64_t> eval_T;
+  spec.add_options = [&](CLI::App& app) {
+    app.add_option("--eval-T", eval_T,
+                   "length extrapolation: evaluate the checkpoint of --run-id at these sequence "
+                   "lengths (no training); writes transfer.csv in the run directory")
+        ->check(config::whole_number(4, 10000000));
+  };
+  spec.on_saved_run = [&] { return !eval_T.empty(); };
+  spec.alternative = [&](const RecallConfig& c, RecallExperiment& e, const train::Checkpoint& ck) {
+    return recall_transfer(c, e, ck, eval_T);
+  };
+  return train::run_app(argc, argv, spec);
+}
+
+}  // namespace seqbench::apps

@@ -1,0 +1,100 @@
+// End-to-end tests of `seqbench recall`: both model families train from a config and write
+// runs.csv with the figure's columns (model, width, state_bytes), a trained run evaluates at
+// other lengths (--eval-T), and the sections of the family not in use are refused.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "apps/recall/recall_experiment.hpp"
+#include "cli/cli_util.hpp"
+#include "report/csv.hpp"
+
+using namespace seqbench;
+using clitest::run;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kFront = SEQBENCH_FRONT_BIN;
+
+const char* kTask = R"(task: {name: mqar, vocab: 24, seq_len: 16, n_pairs: 2}
+optim: {name: adam, lr: 0.01}
+train: {batch: 4, steps: 6, log_every: 3, eval_every: 3, eval_batches: 1, threads: 1}
+output: {dir: results}
+)";
+
+std::string only_run_dir(const std::string& root) {
+  std::string found;
+  for (const auto& e : fs::directory_iterator(root + "/results/recall"))
+    if (e.is_directory()) found = e.path().string();
+  return found;
+}
+
+}  // namespace
+
+TEST(RecallCli, MixerStackTrainsAndReportsItsStateSize) {
+  const std::string dir = clitest::fresh_dir("mixer");
+  clitest::write(dir + "/c.yaml", std::string(kTask) +
+                                      "family: transformer\n"
+                                      "model: {layers: 2, d_model: 8, heads: 1, d_ff: 8, "
+                                      "attention: gla, mixer: {heads: 2, chunk: 4}, "
+                                      "positions: none}\n");
+  const auto r = run(kFront + " recall --config c.yaml", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto runs = report::read_csv(dir + "/results/recall/runs.csv");
+  ASSERT_EQ(runs.rows.size(), 1u);
+  EXPECT_EQ(runs.rows[0][size_t(runs.col("model"))], "gla");
+  EXPECT_EQ(runs.rows[0][size_t(runs.col("family"))], "transformer");
+  // Two layers of gla's state: heads (2) x d^2 (4^2) floats each.
+  EXPECT_EQ(runs.number(0, "state_bytes"), 2 * 2 * 16 * 4.0);
+  // Length extrapolation of the saved run (no positions table, so any length).
+  const std::string id = fs::path(only_run_dir(dir)).filename();
+  const auto t = run(kFront + " recall --config c.yaml --run-id " + id + " --eval-T 16 40", dir);
+  ASSERT_EQ(t.code, 0) << t.err;
+  const auto transfer = report::read_csv(only_run_dir(dir) + "/transfer.csv");
+  ASSERT_EQ(transfer.rows.size(), 2u);
+  EXPECT_EQ(transfer.number(1, "eval_T"), 40);
+  const double acc = transfer.number(1, "acc");
+  EXPECT_GE(acc, 0.0);
+  EXPECT_LE(acc, 1.0);
+}
+
+TEST(RecallCli, RecurrentFamilyCountsTheAttendedMemory) {
+  const std::string dir = clitest::fresh_dir("rel");
+  clitest::write(dir + "/c.yaml", std::string(kTask) +
+                                      "family: recurrent\nembedding: 8\n"
+                                      "rnn: {cell: rel_lstm, hidden: 8, nu: 3, rho: 2}\n");
+  const auto r = run(kFront + " recall --config c.yaml", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto runs = report::read_csv(dir + "/results/recall/runs.csv");
+  ASSERT_EQ(runs.rows.size(), 1u);
+  EXPECT_EQ(runs.rows[0][size_t(runs.col("model"))], "rel_lstm(nu=3,rho=2)");
+  // rel_lstm's step state (h, c and the attention summary: 3 H) and nu + rho = 5 states.
+  EXPECT_EQ(runs.number(0, "state_bytes"), (3 * 8 + 5 * 8) * 4.0);
+}
+
+TEST(RecallCli, TheOtherFamilysSectionIsRefused) {
+  const std::string dir = clitest::fresh_dir("refuse");
+  clitest::write(dir + "/c.yaml", std::string(kTask) + "family: transformer\nrnn: {cell: lstm, hidden: 9}\n");
+  const auto r = run(kFront + " recall --config c.yaml", dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("rnn is set, but family is 'transformer'"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/results/recall/runs.csv"));
+}
+
+TEST(RecallStateBytes, AttentionKeepsItsKeysAndLocalForgets) {
+  apps::RecallConfig c;
+  c.model.layers = 2;
+  c.model.d_model = 16;
+  c.model.heads = 2;
+  c.model.attention = "full";
+  EXPECT_EQ(apps::recall_state_bytes(c, 100), 2 * 2 * 100 * 16 * 4.0);
+  c.model.attention = "local";
+  c.model.window = 10;
+  EXPECT_EQ(apps::recall_state_bytes(c, 100), 2 * 2 * 20 * 16 * 4.0);
+  c.family = "recurrent";
+  c.rnn.cell = "mem_rnn";
+  c.rnn.hidden = 8;
+  EXPECT_EQ(apps::recall_state_bytes(c, 100), (2 * 8 + 100 * 8) * 4.0);
+}
