@@ -46,7 +46,20 @@ RecallConfig::RecallConfig() {
   rnn.hidden = 64;
 }
 
-void check_rules(const RecallConfig& c) {
+RecallConfig resolved(RecallConfig c) {
+  if (c.width == 0) return c;
+  if (c.family == "transformer") {
+    c.model.d_model = c.width;
+  } else {
+    c.rnn.hidden = c.width;
+    c.embedding = c.width;
+  }
+  c.width = 0;
+  return c;
+}
+
+void check_rules(const RecallConfig& cfg) {
+  const RecallConfig c = resolved(cfg);
   data::check_rules(c.task);
   const auto unused = [&](const std::string& section, const std::string& now,
                           const std::string& defaults) {
@@ -66,14 +79,16 @@ void check_rules(const RecallConfig& c) {
   }
 }
 
-std::string recall_model_name(const RecallConfig& c) {
+std::string recall_model_name(const RecallConfig& cfg) {
+  const RecallConfig c = resolved(cfg);
   if (transformer(c)) return c.model.attention;
   const unsigned reads = nn::find_cell(c.rnn.cell).reads;
   if (reads & nn::kRelevancy) return fmt::format("{}(nu={},rho={})", c.rnn.cell, c.rnn.nu, c.rnn.rho);
   return c.rnn.cell;
 }
 
-double recall_state_bytes(const RecallConfig& c, int64_t n) {
+double recall_state_bytes(const RecallConfig& cfg, int64_t n) {
+  const RecallConfig c = resolved(cfg);
   if (!transformer(c))
     return kF * nn::carried_floats(*nn::find_cell(c.rnn.cell).footprint, c.rnn, double(n));
   const nn::TransformerConfig& m = c.model;
@@ -96,7 +111,8 @@ double recall_state_bytes(const RecallConfig& c, int64_t n) {
   return bytes;
 }
 
-train::MemoryEstimate recall_memory(const RecallConfig& c) {
+train::MemoryEstimate recall_memory(const RecallConfig& cfg) {
+  const RecallConfig c = resolved(cfg);
   const data::RecallTask task(c.task);
   const int64_t N = task.length(), B = c.train.batch, V = task.vocab();
   const bool probe = c.train.gradnorm_every > 0;
@@ -119,7 +135,7 @@ train::MemoryEstimate recall_memory(const RecallConfig& c) {
 }
 
 RecallExperiment::RecallExperiment(const RecallConfig& cfg)
-    : cfg_(cfg), task_(cfg.task), data_rng_(core::Rng::derive(cfg.train.seed, kData)) {
+    : cfg_(resolved(cfg)), task_(cfg.task), data_rng_(core::Rng::derive(cfg.train.seed, kData)) {
   check_rules(cfg_);
   const int64_t V = task_.vocab();
   if (transformer(cfg_)) {

@@ -30,6 +30,7 @@ namespace seqbench::apps {
 struct RecallConfig {
   data::RecallTaskConfig task;
   std::string family = "transformer";  // transformer | recurrent
+  int64_t width = 0;                   // > 0: model.d_model, or rnn.hidden and embedding
   nn::TransformerConfig model;         // family transformer
   int64_t embedding = 64;              // family recurrent: token embedding width
   nn::ModelConfig rnn;                 // family recurrent
@@ -46,6 +47,10 @@ struct RecallConfig {
       "transformer: Zoology's stack with attention or a mixer (section model); recurrent: "
       "embedding, one recurrent cell, head (sections embedding, rnn)",
       config::one_of({"transformer", "recurrent"}));
+    v("width", width,
+      "the model's width for either family (sweeps): model.d_model, or rnn.hidden and "
+      "embedding; 0 = as those keys say",
+      config::range(0, 65536));
     v("model", model, "family transformer: the stack (model.attention: a kind or a mixer)");
     v("embedding", embedding, "family recurrent: token embedding width",
       config::range(1, 65536));
@@ -61,6 +66,8 @@ extern const char* const kRecallDemoYaml;
 // Cross-field rules: the task's (data::check_rules), the model's, and a section of the
 // family not in use must be left at its defaults.
 void check_rules(const RecallConfig& cfg);
+// cfg with `width` applied to its family's keys (the config the run uses and records).
+RecallConfig resolved(RecallConfig cfg);
 // The model's name for tables and figures: model.attention or rnn.cell (with ν+ρ for the
 // relevancy cells).
 std::string recall_model_name(const RecallConfig& cfg);

@@ -59,7 +59,8 @@ int recall_main(int argc, char** argv) {
       else if (ch == ',' || ch == '=') id += '-';
     return id;
   };
-  spec.identity = [](const RecallConfig& c, RecallExperiment& e, const std::string& label) {
+  spec.identity = [](const RecallConfig& cfg, RecallExperiment& e, const std::string& label) {
+    const RecallConfig c = resolved(cfg);
     const bool tf = c.family == "transformer";
     train::RunIdentity id{
         {"label", label},
