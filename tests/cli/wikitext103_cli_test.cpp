@@ -113,10 +113,14 @@ TEST_P(Wikitext103Runs, AFewUpdatesWriteResultsInPerplexity) {
   EXPECT_FALSE(g.rows.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Kinds, Wikitext103Runs, ::testing::Values("full", "local:1,routing:1"),
+// deltanet: a sequence mixer in place of attention in every block.
+INSTANTIATE_TEST_SUITE_P(Kinds, Wikitext103Runs,
+                         ::testing::Values("full", "local:1,routing:1", "deltanet"),
                          [](const auto& p) {
-                           return std::string(p.param) == "full" ? std::string("full")
-                                                                 : std::string("local_routing");
+                           std::string s = p.param;
+                           for (char& c : s)
+                             if (c == ':' || c == ',') c = '_';
+                           return s;
                          });
 
 TEST(Wikitext103Cli, ReadsTheWikitextFileNames) {
