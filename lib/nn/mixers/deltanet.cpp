@@ -1,4 +1,5 @@
 #include "nn/mixers/deltanet.hpp"
+#include "nn/mixers/mixer_math.hpp"
 
 #include <omp.h>
 
@@ -13,26 +14,14 @@
 namespace seqbench::nn {
 
 using backend::Trans;
+using mixer_math::silu;
+using mixer_math::silu_grad;
+using mixer_math::softplus;
 
 namespace {
 
 constexpr double kL2Eps = 1e-6;   // l2n(a) = a / sqrt(Σ a² + 1e-6)
 constexpr double kRmsEps = 1e-5;  // RMS norm of the head outputs
-
-template <class T>
-T silu(T a) {
-  return a * sigmoid(a);
-}
-template <class T>
-T silu_grad(T a) {
-  const T s = sigmoid(a);
-  return s * (T(1) + a * (T(1) - s));
-}
-// log(1 + e^x) without overflow.
-template <class T>
-T softplus(T x) {
-  return std::max(x, T(0)) + std::log1p(std::exp(-std::abs(x)));
-}
 
 // One token of one head: S (d x d, row i = value index) from src to dst (may be the same
 // memory), o = S_t q when o is not null.

@@ -1,4 +1,5 @@
 #include "nn/mixers/gla.hpp"
+#include "nn/mixers/mixer_math.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -16,23 +17,10 @@ namespace seqbench::nn {
 
 using backend::gemm;
 using backend::Trans;
+using mixer_math::heads_width;
+using mixer_math::log_sigmoid;
 
 namespace {
-
-int64_t heads_width(const MixerConfig& cfg, int64_t output) {
-  if (output % cfg.heads != 0)
-    throw core::UsageError(fmt::format(
-        "model.mixer.heads = {} does not divide the mixer's width {} (hint: a heads count "
-        "that divides model.hidden / model.d_model)",
-        cfg.heads, output));
-  return output / cfg.heads;
-}
-
-// log sigmoid(a) = min(a, 0) - log(1 + exp(-|a|)): no overflow, no log(0).
-template <class T>
-T log_sigmoid(T a) {
-  return std::min(a, T(0)) - std::log1p(std::exp(-std::abs(a)));
-}
 
 // w (rows, cols) ~ U(-b, b), b = gain sqrt(6 / (fan_in + fan_out)) (torch's
 // xavier_uniform_ with a gain), drawn row-major.

@@ -1,4 +1,5 @@
 #include "nn/mixers/linear_attention.hpp"
+#include "nn/mixers/mixer_math.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -13,6 +14,7 @@ namespace seqbench::nn {
 
 using backend::gemm;
 using backend::Trans;
+using mixer_math::heads_width;
 
 namespace {
 
@@ -24,15 +26,6 @@ T phi(T a) {
 template <class T>
 T dphi_from_phi(T f) {
   return f > T(1) ? T(1) : f;
-}
-
-int64_t heads_width(const MixerConfig& cfg, int64_t output) {
-  if (output % cfg.heads != 0)
-    throw core::UsageError(fmt::format(
-        "model.mixer.heads = {} does not divide the mixer's width {} (hint: a heads count "
-        "that divides model.hidden / model.d_model)",
-        cfg.heads, output));
-  return output / cfg.heads;
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "nn/mixers/selective_scan.hpp"
+#include "nn/mixers/mixer_math.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -15,6 +16,9 @@
 namespace seqbench::nn {
 
 using backend::Trans;
+using mixer_math::silu;
+using mixer_math::silu_grad;
+using mixer_math::softplus;
 
 namespace {
 
@@ -23,23 +27,6 @@ int64_t positive(int64_t v, const char* key, const std::string& name, const char
     throw core::UsageError(fmt::format("{} = {} must be positive for the mamba mixer {} (hint: {})",
                                        key, v, name, hint));
   return v;
-}
-
-template <class T>
-T softplus(T v) {
-  return v > T(0) ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v));
-}
-
-template <class T>
-T silu(T v) {
-  return v * sigmoid(v);
-}
-
-// d silu(v) / dv = σ(v) (1 + v (1 - σ(v))).
-template <class T>
-T silu_grad(T v) {
-  const T s = sigmoid(v);
-  return s * (T(1) + v * (T(1) - s));
 }
 
 // One token of the scan for one batch row, all E channels: h = exp(Δ A) ⊙ h_prev + Δ u B,
