@@ -18,6 +18,10 @@
 # The workload group `attention` times one forward + backward of every attention core
 # (and of PyTorch's full causal attention) for n = 256 ... 16384, one process per (kind, n),
 # and fits log-log slopes (docs/bench.md, "Attention scaling").
+# The workload group `mixers` times one training step of each sequence mixer alone
+# (lib/nn/mixers: forward from the zero state, loss sum(w ⊙ y), backward, Adam) beside the
+# same mixer in PyTorch (tools/bench/torch_mixers.py), each at its own probed setting, at
+# two shapes, and checks both sides on the same weights (docs/bench.md, "Sequence mixers").
 # Writes results/bench/latest.md, results/bench/latest.csv,
 # results/bench/attention_scaling.{csv,png} and results/bench/bench-<UTC time>.json (one
 # file per run, kept for history: environment, sgemm, probes, rows).
@@ -29,9 +33,10 @@
 #   BENCH_PROBE [1]       0: no probing; every side runs at BENCH_THREADS (else nproc)
 #                         threads in the environment as it is. 2: PyTorch also probes
 #                         both OpenBLAS kernel settings (1 takes the sgemm step's winner)
-#   BENCH_QUICK [0]       1: fewer steps, no char-PTB shape (a smoke run, ~1-2 minutes)
+#   BENCH_QUICK [0]       1: fewer steps, no char-PTB shape, the mixers at the small shape
+#                         only (a smoke run, a few minutes)
 #   BENCH_ONLY [all]      space-separated workload ids to run (see WORKLOADS below;
-#                         `attention` is the attention scaling group)
+#                         `attention` is the attention scaling group, `mixers` the mixers)
 #   BENCH_ATTN_NS [256 512 1024 2048 4096 8192 16384]   the attention group's lengths n
 #   BENCH_ATTN_TORCH_MAX_N [16384]   PyTorch's full attention only up to this n (its
 #                         (n, n) matrices take ~4.5 GB at 16384)
@@ -54,6 +59,7 @@ out_dir=${BENCH_OUT:-results/bench}
 cell_bin=$build/tools/bench/seqbench_bench_cell
 attn_scaling_bin=$build/tools/bench/seqbench_bench_attention
 sgemm_bin=$build/tools/bench/seqbench_bench_sgemm
+mixer_bin=$build/tools/bench/seqbench_bench_mixer
 
 die() { echo "bench: $*" >&2; exit 1; }
 
@@ -110,7 +116,25 @@ fi
 sgemm_n=2048
 attn_torch_max_n=${BENCH_ATTN_TORCH_MAX_N:-16384}
 only=${BENCH_ONLY:-}
-[[ -z $only && $quick == 1 ]] && only="pmnist-h128 copy-t100 copy-t1000 attention"
+[[ -z $only && $quick == 1 ]] && only="pmnist-h128 copy-t100 copy-t1000 attention mixers"
+
+# The `mixers` group: every sequence mixer of lib/nn/mixers, ours (seqbench_bench_mixer) and
+# PyTorch's (torch_mixers.py), one training step of the mixer alone at each shape:
+#   id | B | N | E | heads | d_state (mamba: N per channel) | d_state of lru (complex units) | chunk
+# The first is the recall sweep's shape (docs/experiments/recall.md), the second a longer
+# sequence; a quick run times the first only. The numerical check runs every mixer once on
+# MIXER_CHECK's small shape (a partial last chunk) in float64 on PyTorch's side.
+MIXERS="linear_attention retention gla lru mamba deltanet"
+MIXER_SHAPES=(
+  "mixers-recall|64|64|64|2|16|64|64"
+  "mixers-long|8|512|128|2|16|64|64"
+)
+((quick == 1)) && MIXER_SHAPES=("${MIXER_SHAPES[0]}")
+MIXER_CHECK="2|50|32|2|8|16"  # B | N | E | heads | d_state | chunk
+MIXER_CHECK_TOL=1e-4
+run_mixers=0
+[[ -z $only || " $only " == *" mixers "* ]] && run_mixers=1
+[[ $run_mixers == 0 || -x $mixer_bin ]] || die "no $mixer_bin (hint: build first: cmake --build $build --target seqbench_bench_mixer, or make bench)"
 
 cpu=$(grep -m1 '^model name' /proc/cpuinfo | sed 's/^model name[[:space:]]*:[[:space:]]*//' || true)
 cpu=${cpu:-unknown}
@@ -188,6 +212,7 @@ header="$env_header
 $setting_line; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-<unset>}
 steps: seqbench $ours_warmup warmup + $ours_steps timed, PyTorch $torch_warmup + $torch_steps (median reported); Adam lr 1e-3, clip 1.0
 attention group: 1 thread, $attn_warmup warmup + at least $attn_steps timed steps (more until 300 ms), n = $attn_ns
+mixers group: one step of a mixer alone (forward, loss sum(w*y), backward, Adam lr 1e-3, no clip), steps as above
 date: $date_utc, commit $commit"
 echo "$header"
 echo "load average (1 min) at start: $load_start on $ncpu cores"
@@ -261,6 +286,8 @@ echo
 
 # run_one TASK B T I H C IMPL TH CORE BT WARMUP STEPS [EXTRA FLAGS...] -> the
 # implementation's key=value line(s); TH may be a list (1,2) for torch (one line per count).
+# TASK mixer (the mixers group): B batch, T tokens N, I width E, H heads, C d_state, IMPL
+# ours:MIXER or torch:MIXER, and the extra flags pass --chunk.
 # run_prefix (e.g. timeout 30) goes before the program; torch_probe_args after PyTorch's flags.
 run_prefix=() torch_probe_args=()
 run_one() {
@@ -269,6 +296,19 @@ run_one() {
   local what=${impl%%:*} rest=${impl#*:}
   local cell=${rest%@*}
   local io=()
+  if [[ $task == mixer ]]; then
+    case $what in
+      ours)
+        "${run_prefix[@]}" "$mixer_bin" --mixer "$cell" --B "$B" --N "$T" --E "$I" --heads "$H" \
+          --d-state "$C" --threads "$th" --warmup "$warm" --steps "$steps" "$@" ;;
+      torch)
+        in_blas_env "$core" "$bt" "${run_prefix[@]}" "$py" "$root/tools/bench/torch_mixers.py" --mixer "$cell" \
+          --B "$B" --N "$T" --E "$I" --heads "$H" --d-state "$C" --threads "$th" \
+          --warmup "$warm" --steps "$steps" "${torch_probe_args[@]}" "$@" ;;
+      *) die "unknown mixer implementation '$impl' (hint: ours:MIXER or torch:MIXER)" ;;
+    esac
+    return
+  fi
   [[ $task == copy ]] || io=(--input "$I" --classes "$C")
   case $what in
     ours | onednn)
@@ -308,6 +348,8 @@ choose() {
   local what=${impl%%:*} rest=${impl#*:}
   local pT=$((T / probe_div))
   [[ $task == copy ]] && pT=$T  # the copy rows are short already (L = T + 20)
+  # the mixers: at least one chunk of 64 tokens (the whole sequence when it is shorter)
+  [[ $task == mixer ]] && ((pT < 64)) && pT=$((T < 64 ? T : 64))
   ((pT >= 2)) || pT=2
   ch_core=${torch_core_cands[0]} ch_bt=${bt_cands[0]} ch_ms='' ch2_ms='' ch_pT=$pT
   if [[ $rest == *@* ]]; then
@@ -375,6 +417,44 @@ choose() {
 # plain_lstm IMPL -> true for the rows whose flop count is an LSTM's (the GEMM-bound ones)
 plain_lstm() { local c=${1#*:}; c=${c%@*}; [[ $c == lstm || $c == nn.LSTM ]]; }
 
+# time_impl TASK B T I H C IMPL [EXTRA FLAGS...] -> line: IMPL's timed key=value line ("" when
+# it failed), at the setting its probe chose (ch_th ch_core ch_bt); uses id and key (the
+# row's workload id and id/IMPL) for the probe table and the notes.
+time_impl() {
+  local task=$1 B=$2 T=$3 I=$4 H=$5 C=$6 impl=$7
+  shift 7
+  local extra="$*" what=${impl%%:*} warm steps got got2 line2 note
+  # shellcheck disable=SC2086 # extra is a list of flags
+  choose "$task" "$B" "$T" "$I" "$H" "$C" "$impl" $extra
+  if [[ $what == torch ]]; then warm=$torch_warmup steps=$torch_steps; else warm=$ours_warmup steps=$ours_steps; fi
+  # shellcheck disable=SC2086
+  line=$(run_one "$task" "$B" "$T" "$I" "$H" "$C" "$impl" "$ch_th" "$ch_core" "$ch_bt" "$warm" "$steps" $extra | tail -n 1) || line=
+  # On a busy machine the probe's pick can collapse in the timed run (an oversubscribed
+  # OpenMP team): above 4x what the probe predicted (the probe's sequence is 1/probe_div
+  # as long; PyTorch's step grows faster than its length), the runner-up is timed too
+  # and the faster of the two is kept (the runner-up is stopped once it is slower).
+  got=$(field ms_per_step "$line")
+  if [[ -n $got && -n $ch_ms && -n $ch2_ms ]] &&
+     awk -v m="$got" -v p="$ch_ms" -v r="$((T / ch_pT))" 'BEGIN { exit !(m > 4 * p * r) }'; then
+    echo "  $(setting_label "$what" "$ch_th" "$ch_core" "$ch_bt") took $got ms, over 4x the probe's prediction; timing the runner-up" >&2
+    # bounded by the pick's own time: a runner-up slower than the pick is stopped
+    run_prefix=(timeout "$(awk -v m="$got" -v n=$((warm + steps)) 'BEGIN { printf "%d", 10 + 1.2 * m * n / 1000 }')")
+    [[ $what == torch ]] && torch_probe_args=(--stop-above-ms "$got")
+    # shellcheck disable=SC2086
+    line2=$(run_one "$task" "$B" "$T" "$I" "$H" "$C" "$impl" "$ch2_th" "$ch2_core" "$ch2_bt" "$warm" "$steps" $extra | tail -n 1) || line2=
+    run_prefix=() torch_probe_args=()
+    got2=$(field ms_per_step "$line2")
+    note="$key: the probe's pick $(setting_label "$what" "$ch_th" "$ch_core" "$ch_bt") took $got ms/step (about $(awk -v p="$ch_ms" -v r="$((T / ch_pT))" 'BEGIN { printf "%.0f", p * r }') predicted)"
+    if [[ -n $got2 ]] && awk -v a="$got2" -v b="$got" 'BEGIN { exit !(a < b) }'; then
+      echo "  $line2" >&2
+      line=$line2 ch_th=$ch2_th ch_core=$ch2_core ch_bt=$ch2_bt
+      notes+=("$note; the runner-up's $got2 ms is reported")
+    else
+      notes+=("$note; the runner-up took ${got2:-longer} ms, so the pick's is reported")
+    fi
+  fi
+}
+
 declare -A ms best rss gflops setting row_th row_core row_bt pct floor_ms
 rows=()
 notes=()
@@ -393,34 +473,7 @@ for w in "${WORKLOADS[@]}"; do
     what=${impl%%:*}
     echo "running $key ..." >&2
     # shellcheck disable=SC2086 # extra is a list of flags
-    choose "$task" "$B" "$T" "$I" "$H" "$C" "$impl" $extra
-    if [[ $what == torch ]]; then warm=$torch_warmup steps=$torch_steps; else warm=$ours_warmup steps=$ours_steps; fi
-    # shellcheck disable=SC2086
-    line=$(run_one "$task" "$B" "$T" "$I" "$H" "$C" "$impl" "$ch_th" "$ch_core" "$ch_bt" "$warm" "$steps" $extra | tail -n 1) || line=
-    # On a busy machine the probe's pick can collapse in the timed run (an oversubscribed
-    # OpenMP team): above 4x what the probe predicted (the probe's sequence is 1/probe_div
-    # as long; PyTorch's step grows faster than its length), the runner-up is timed too
-    # and the faster of the two is kept (the runner-up is stopped once it is slower).
-    got=$(field ms_per_step "$line")
-    if [[ -n $got && -n $ch_ms && -n $ch2_ms ]] &&
-       awk -v m="$got" -v p="$ch_ms" -v r="$((T / ch_pT))" 'BEGIN { exit !(m > 4 * p * r) }'; then
-      echo "  $(setting_label "$what" "$ch_th" "$ch_core" "$ch_bt") took $got ms, over 4x the probe's prediction; timing the runner-up" >&2
-      # bounded by the pick's own time: a runner-up slower than the pick is stopped
-      run_prefix=(timeout "$(awk -v m="$got" -v n=$((warm + steps)) 'BEGIN { printf "%d", 10 + 1.2 * m * n / 1000 }')")
-      [[ $what == torch ]] && torch_probe_args=(--stop-above-ms "$got")
-      # shellcheck disable=SC2086
-      line2=$(run_one "$task" "$B" "$T" "$I" "$H" "$C" "$impl" "$ch2_th" "$ch2_core" "$ch2_bt" "$warm" "$steps" $extra | tail -n 1) || line2=
-      run_prefix=() torch_probe_args=()
-      got2=$(field ms_per_step "$line2")
-      note="$key: the probe's pick $(setting_label "$what" "$ch_th" "$ch_core" "$ch_bt") took $got ms/step (about $(awk -v p="$ch_ms" -v r="$((T / ch_pT))" 'BEGIN { printf "%.0f", p * r }') predicted)"
-      if [[ -n $got2 ]] && awk -v a="$got2" -v b="$got" 'BEGIN { exit !(a < b) }'; then
-        echo "  $line2" >&2
-        line=$line2 ch_th=$ch2_th ch_core=$ch2_core ch_bt=$ch2_bt
-        notes+=("$note; the runner-up's $got2 ms is reported")
-      else
-        notes+=("$note; the runner-up took ${got2:-longer} ms, so the pick's is reported")
-      fi
-    fi
+    time_impl "$task" "$B" "$T" "$I" "$H" "$C" "$impl" $extra
     if [[ -n $(field ms_per_step "$line") ]]; then
       echo "  $line" >&2
       ms[$key]=$(field ms_per_step "$line")
@@ -438,6 +491,70 @@ for w in "${WORKLOADS[@]}"; do
     rows+=("$key|$task|$B|$T|$I|$H")
   done
 done
+
+# The mixers group (MIXER_SHAPES): each mixer at each shape, ours then PyTorch's, each at the
+# setting its probe chose (probe: at least 64 tokens), then every mixer once on the same
+# weights in both (seqbench_bench_mixer --dump, torch_mixers.py --check).
+declare -A mix_val   # KEY/FIELD -> fwd_ms, bwd_ms, held_mb, loss0, y_rms0 of a mixer row
+mix_rows=()          # "key|B|N|E|heads|d_state|chunk" per implementation
+mix_pairs=()         # "id|mixer|B|N|E|heads|d_state|chunk" per table row
+mix_check=()         # "mixer|worst_rel|on|ok"
+mix_notes=()         # the notes of time_impl about mixer rows
+if ((run_mixers)); then
+  for shape in "${MIXER_SHAPES[@]}"; do
+    IFS='|' read -r id B N E heads dstate lru_dstate chunk <<<"$shape"
+    for mixer in $MIXERS; do
+      ds=$dstate
+      [[ $mixer == lru ]] && ds=$lru_dstate
+      mix_pairs+=("$id|$mixer|$B|$N|$E|$heads|$ds|$chunk")
+      for impl in "ours:$mixer" "torch:$mixer"; do
+        key=$id/$impl
+        what=${impl%%:*}
+        echo "running $key ..." >&2
+        n_notes=${#notes[@]}
+        time_impl mixer "$B" "$N" "$E" "$heads" "$ds" "$impl" --chunk "$chunk"
+        if ((${#notes[@]} > n_notes)); then  # at most one: it goes under the mixers table
+          mix_notes+=("${notes[-1]}")
+          unset 'notes[-1]'
+        fi
+        if [[ -n $(field ms_per_step "$line") ]]; then
+          echo "  $line" >&2
+          ms[$key]=$(field ms_per_step "$line")
+          best[$key]=$(field ms_min "$line")
+          rss[$key]=$(field peak_rss_mb "$line")
+          row_th[$key]=$(field threads "$line")
+          setting[$key]=$(setting_label "$what" "${row_th[$key]}" "$ch_core" "$ch_bt")
+          if [[ $what == torch ]]; then row_core[$key]=$ch_core row_bt[$key]=$ch_bt; fi
+          for f in fwd_ms bwd_ms held_mb loss0 y_rms0; do mix_val[$key/$f]=$(field "$f" "$line"); done
+        else
+          echo "  $key failed" >&2
+          failed=1
+        fi
+        mix_rows+=("$key|$B|$N|$E|$heads|$ds|$chunk")
+      done
+    done
+  done
+  IFS='|' read -r cB cN cE cheads cds cchunk <<<"$MIXER_CHECK"
+  for mixer in $MIXERS; do
+    echo "running mixers check $mixer (same weights, B=$cB N=$cN E=$cE) ..." >&2
+    ck=$tmp/mixer-check-$mixer.txt
+    size_args=(--mixer "$mixer" --B "$cB" --N "$cN" --E "$cE" --heads "$cheads" --d-state "$cds" --chunk "$cchunk")
+    line=
+    if "$mixer_bin" "${size_args[@]}" --dump "$ck" >/dev/null; then
+      line=$("$py" "$root/tools/bench/torch_mixers.py" "${size_args[@]}" --check "$ck" \
+        --tol "$MIXER_CHECK_TOL" | tail -n 1) || true
+    fi
+    if [[ -n $(field worst_rel "$line") ]]; then
+      echo "  $line" >&2
+      mix_check+=("$mixer|$(field worst_rel "$line")|$(field on "$line")|$(field ok "$line")")
+      [[ $(field ok "$line") == yes ]] || failed=1
+    else
+      echo "  mixers check of $mixer failed" >&2
+      mix_check+=("$mixer|-|-|failed")
+      failed=1
+    fi
+  done
+fi
 
 # The plain LSTM rows against the sgemm peak at their thread count (measured again now,
 # the higher of the two), and each workload's GEMM floor at the machine's peak.
@@ -648,6 +765,38 @@ if [[ -x $attn_bin ]]; then
   rm -f "$attn_ck"
 fi
 
+# The mixers table: one row per (shape, mixer), ours beside PyTorch's.
+mix_md=()
+if ((${#mix_pairs[@]} > 0)); then
+  mix_md+=("One training step of one mixer alone: forward of x (B, N, E) from the zero state, loss = sum(w ⊙ y),"
+    "backward (dx and every parameter gradient), Adam (lr 1e-3). ms/step is the median; each side at the setting its"
+    "probe chose. torch/ours is PyTorch's ms over ours (above 1: ours is faster). fwd and bwd: the forward with the loss,"
+    "and the backward (the rest of a step is Adam). y_rms: the output's RMS at init (the weights differ, the equations"
+    "do not)." ""
+    "| mixer | shape | ours ms/step | torch ms/step | torch/ours | ours peak RSS MB | torch peak RSS MB | ours fwd / bwd ms | torch fwd / bwd ms | y_rms ours / torch | setting ours; torch |"
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+  for pr in "${mix_pairs[@]}"; do
+    IFS='|' read -r id mixer B N E heads ds chunk <<<"$pr"
+    ko=$id/ours:$mixer kt=$id/torch:$mixer
+    a=${ms[$ko]:-} b=${ms[$kt]:-}
+    r=-
+    [[ -n $a && -n $b ]] && r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }')
+    case $mixer in
+      lru | mamba) sh="B=$B N=$N E=$E, d_state $ds" ;;
+      *) sh="B=$B N=$N E=$E, $heads heads" ;;
+    esac
+    mix_md+=("| $mixer | $sh | ${a:-failed} | ${b:-failed} | $r | ${rss[$ko]:--} | ${rss[$kt]:--} | ${mix_val[$ko/fwd_ms]:--} / ${mix_val[$ko/bwd_ms]:--} | ${mix_val[$kt/fwd_ms]:--} / ${mix_val[$kt/bwd_ms]:--} | ${mix_val[$ko/y_rms0]:--} / ${mix_val[$kt/y_rms0]:--} | ${setting[$ko]:--}; ${setting[$kt]:--} |")
+  done
+  IFS='|' read -r cB cN cE cheads cds cchunk <<<"$MIXER_CHECK"
+  chk=
+  for c in "${mix_check[@]}"; do
+    IFS='|' read -r mixer worst on ok <<<"$c"
+    [[ $ok == yes ]] && chk+="$mixer $worst, " || chk+="$mixer $worst ($on: $ok), "
+  done
+  ((${#mix_notes[@]} == 0)) || mix_md+=("" "${mix_notes[@]/#/- }")
+  mix_md+=("" "Chunk 64 everywhere; mamba expands to 2E inside (conv 4, dt rank ceil(E/16)). Same weights (B=$cB, N=$cN, E=$cE, $cheads heads, d_state $cds, chunk $cchunk; ours float32, PyTorch float64; the worst of max|ours - torch| / max|torch| over y, dx and every gradient; fails above $MIXER_CHECK_TOL): ${chk%, }.")
+fi
+
 mkdir -p "$out_dir"
 md=$out_dir/latest.md
 csv=$out_dir/latest.csv
@@ -701,11 +850,17 @@ json=$out_dir/bench-$stamp.json
       printf -- '- %s\n' "${notes[@]}"
     fi
   fi
+  if ((${#mix_md[@]} > 0)); then
+    echo
+    echo "## Sequence mixers"
+    echo
+    printf '%s\n' "${mix_md[@]}"
+  fi
   if ((${#probe_md[@]} > 0)); then
     echo
     echo "## Settings probed"
     echo
-    echo "Best of $probe_steps timed step(s) after 1 warm-up, on a sequence 1/$probe_div as long (copy: full length):"
+    echo "Best of $probe_steps timed step(s) after 1 warm-up, on a sequence 1/$probe_div as long (copy: full length; mixers: at least 64 tokens):"
     echo
     echo "| workload | implementation | probe T | candidates (best ms) | chosen |"
     echo "|---|---|---:|---|---|"
@@ -730,13 +885,19 @@ json=$out_dir/bench-$stamp.json
   echo "(torch:nn.LSTM fused, torch:CELL a Python step loop as the papers' code runs custom cells);"
   echo "@N = N threads. Speedup = the other's ms / this one's, each at its own best setting."
   echo "Attention: ours:KIND = seqbench's core, torch:full = PyTorch's softmax(QK^T/sqrt(D)) V"
-  echo "with autograd."
+  echo "with autograd. Mixers: ours:MIXER = seqbench's mixer (lib/nn/mixers), torch:MIXER = the same"
+  echo "equations in PyTorch as the papers' reference code writes them (tools/bench/torch_mixers.py)."
 } >"$md"
 {
-  echo "date,commit,nproc,cpu,torch,workload,impl,setting,threads,openblas_core_setting,openblas_threads,task,B,T,I,H,ms_per_step,ms_min,peak_rss_mb,gflops,pct_sgemm_peak,ms_at_peak,load_start,load_end"
+  echo "date,commit,nproc,cpu,torch,workload,impl,setting,threads,openblas_core_setting,openblas_threads,task,B,T,I,H,ms_per_step,ms_min,peak_rss_mb,gflops,pct_sgemm_peak,ms_at_peak,load_start,load_end,heads,d_state,chunk,fwd_ms,bwd_ms,held_mb,loss0,y_rms0"
   for r in "${rows[@]}"; do
     IFS='|' read -r key task B T I H <<<"$r"
-    echo "$date_utc,$commit,$ncpu,\"$cpu\",$torch_version,${key%%/*},${key#*/},\"${setting[$key]:-}\",${row_th[$key]:-},${row_core[$key]:-},${row_bt[$key]:-},$task,$B,$T,$I,$H,${ms[$key]:-},${best[$key]:-},${rss[$key]:-},${gflops[$key]:-},${pct[$key]:-},${floor_ms[$key]:-},$load_start,$load_end"
+    echo "$date_utc,$commit,$ncpu,\"$cpu\",$torch_version,${key%%/*},${key#*/},\"${setting[$key]:-}\",${row_th[$key]:-},${row_core[$key]:-},${row_bt[$key]:-},$task,$B,$T,$I,$H,${ms[$key]:-},${best[$key]:-},${rss[$key]:-},${gflops[$key]:-},${pct[$key]:-},${floor_ms[$key]:-},$load_start,$load_end,,,,,,,,"
+  done
+  # the mixers: task mixer, T = N tokens, I = H = the width E
+  for r in "${mix_rows[@]}"; do
+    IFS='|' read -r key B N E heads ds chunk <<<"$r"
+    echo "$date_utc,$commit,$ncpu,\"$cpu\",$torch_version,${key%%/*},${key#*/},\"${setting[$key]:-}\",${row_th[$key]:-},${row_core[$key]:-},${row_bt[$key]:-},mixer,$B,$N,$E,$E,${ms[$key]:-},${best[$key]:-},${rss[$key]:-},,,,$load_start,$load_end,$heads,$ds,$chunk,${mix_val[$key/fwd_ms]:-},${mix_val[$key/bwd_ms]:-},${mix_val[$key/held_mb]:-},${mix_val[$key/loss0]:-},${mix_val[$key/y_rms0]:-}"
   done
 } >"$csv"
 {
@@ -809,7 +970,8 @@ attn_json_csv=
   --meta "probe_steps=$probe_steps" --meta "threads_probed=${thread_cands[*]}" \
   --meta "openblas_core_settings=${core_cands[*]}" --meta "torch_openblas_core_candidates=${torch_core_cands[*]}" \
   --meta "quick=$quick" --meta "only=$only" \
-  --meta "attention_torch_setting=${attn_torch_setting:-}" ||
+  --meta "attention_torch_setting=${attn_torch_setting:-}" \
+  --meta "mixer_check=$(printf '%s ' "${mix_check[@]}" | sed 's/ $//')" ||
   die "bench_env.py write failed"
 
 echo
