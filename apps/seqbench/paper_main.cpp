@@ -21,7 +21,7 @@ void add_paper_commands(CLI::App& report, PaperCommand& cmd) {
                         "sweep directories to read, named <sweep>_small or <sweep>_paper (default: "
                         "results/papers/NAME/*)");
   cmd.papers = report.add_subcommand(
-      "papers", "the report of all five papers plus an HTML index page (OUT/index.html)");
+      "papers", "the report of every paper plus an HTML index page (OUT/index.html)");
   for (CLI::App* sub : {cmd.paper, cmd.papers}) {
     sub->add_option("--out", cmd.out,
                     sub == cmd.paper ? "output directory (default results/papers/NAME/report)"

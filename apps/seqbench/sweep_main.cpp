@@ -33,8 +33,8 @@ using sweep::RunStatus;
 using sweep::Spec;
 using sweep::State;
 
-const std::vector<std::string> kSweepable{"copy",       "pmnist",   "char_ptb", "wikitext103",
-                                          "imagenet64", "minigrid", "stability"};
+const std::vector<std::string> kSweepable{"copy",       "pmnist",   "char_ptb",  "wikitext103",
+                                          "imagenet64", "minigrid", "stability", "recall"};
 
 volatile std::sig_atomic_t g_signal = 0;
 void on_signal(int sig) { g_signal = sig; }

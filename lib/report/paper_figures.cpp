@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <sstream>
+#include <utility>
 
 #include "core/fs.hpp"
 #include "report/compare.hpp"
@@ -176,6 +179,280 @@ bool attention_figure(PaperFigure& fig, const std::string& bench_dir, const std:
   return true;
 }
 
+// --- accuracy against state size (Zoology's Figure 2, on state bytes) ----------------
+
+// One point of the figure: a model at one task setting and width (ours: the mean over
+// seeds of the best config; published: a number of numbers.yaml).
+struct StatePoint {
+  std::map<std::string, std::string> setting;  // runs.csv identity: task, model, T, vocab, pairs, width
+  double state_bytes = NAN;
+  double accuracy = NAN, sd = 0;  // %
+  int n = 0, n_missing = 0, configs = 0;
+  std::string run_id, source;
+};
+
+const char* const kStateKeys[] = {"task", "model", "T", "vocab", "pairs", "width"};
+
+double mean_of(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? NAN : s / double(v.size());
+}
+
+double sd_of(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  const double m = mean_of(v);
+  double s = 0;
+  for (double x : v) s += (x - m) * (x - m);
+  return std::sqrt(s / double(v.size() - 1));
+}
+
+bool less_number_or_text(const std::string& a, const std::string& b) {
+  char* ea = nullptr;
+  char* eb = nullptr;
+  const double x = std::strtod(a.c_str(), &ea), y = std::strtod(b.c_str(), &eb);
+  if (!a.empty() && !b.empty() && *ea == '\0' && *eb == '\0' && x != y) return x < y;
+  return a < b;
+}
+
+// Our points: runs grouped by identity and config (all but the seed), averaged over seeds;
+// of several configs at one identity (a learning-rate grid) the best mean is kept, as
+// Zoology's Figure 2 keeps the best of its learning rates.
+std::vector<StatePoint> our_state_points(const CsvTable& runs) {
+  for (const char* c : {"run_id", "model", "T", "width", "state_bytes", "final_metric"}) (void)runs.col(c);
+  const RunConfigs configs = read_run_configs(runs);
+  struct Group {
+    StatePoint p;
+    std::vector<double> values;
+  };
+  std::map<std::string, std::map<std::string, Group>> by_identity;  // identity -> signature -> group
+  for (size_t r = 0; r < runs.rows.size(); ++r) {
+    std::map<std::string, std::string> setting;
+    std::string identity;
+    for (const char* k : kStateKeys) {
+      setting[k] = runs.has(k) ? runs.rows[r][size_t(runs.col(k))] : "";
+      identity += setting[k] + "\n";
+    }
+    Group& g = by_identity[identity][config_signature(configs[r])];
+    if (g.p.run_id.empty()) {
+      g.p.setting = setting;
+      g.p.run_id = runs.rows[r][size_t(runs.col("run_id"))];
+      g.p.state_bytes = runs.number(r, "state_bytes");
+      g.p.source = "ours";
+    }
+    const std::string cell = runs.rows[r][size_t(runs.col("final_metric"))];
+    const double v = cell.empty() ? NAN : runs.number(r, "final_metric");
+    if (std::isfinite(v)) g.values.push_back(100 * v);
+    else ++g.p.n_missing;
+  }
+  std::vector<StatePoint> out;
+  for (auto& [identity, groups] : by_identity) {
+    const Group* best = nullptr;
+    int missing = 0;
+    for (auto& [sig, g] : groups) {
+      g.p.n = int(g.values.size());
+      g.p.accuracy = mean_of(g.values);
+      g.p.sd = sd_of(g.values);
+      missing += g.p.n_missing;
+      if (!best || (std::isfinite(g.p.accuracy) && !(best->p.accuracy >= g.p.accuracy))) best = &g;
+    }
+    StatePoint p = best->p;
+    p.configs = int(groups.size());
+    p.n_missing = missing;
+    out.push_back(p);
+  }
+  return out;
+}
+
+// "T=256, width=128, vocab=8192" -> {T: 256, width: 128, vocab: 8192}.
+std::map<std::string, std::string> parse_setting(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::stringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    const auto trim = [](std::string x) {
+      x.erase(0, x.find_first_not_of(" \t"));
+      x.erase(x.find_last_not_of(" \t") + 1);
+      return x;
+    };
+    const size_t eq = part.find('=');
+    if (eq != std::string::npos) out[trim(part.substr(0, eq))] = trim(part.substr(eq + 1));
+  }
+  return out;
+}
+
+// The paper's numbers for figure `id` (numbers.yaml: table = the figure id, row = the
+// model as runs.csv names it, column = the setting as "T=256, width=128, vocab=8192"),
+// each placed at the state size of our first point (in the CSV's order) of the same model
+// and setting; a number with no such point keeps no x (listed in the CSV, not drawn).
+// The setting's keys are the identity columns (task, T, vocab, pairs, width).
+std::vector<StatePoint> published_state_points(const PaperSpec& paper, const std::string& id,
+                                               const std::vector<StatePoint>& ours) {
+  std::vector<StatePoint> out;
+  for (const auto& n : paper.numbers) {
+    if (n.table != id) continue;
+    StatePoint p;
+    p.setting = parse_setting(n.column);
+    p.setting["model"] = n.row;
+    p.accuracy = n.value;
+    p.source = "published: " + number_source(paper, n);
+    for (const auto& o : ours) {
+      bool match = true;
+      for (const auto& [k, v] : p.setting) {
+        const auto it = o.setting.find(k);
+        match = match && it != o.setting.end() && it->second == v;
+      }
+      if (match) {
+        const std::map<std::string, std::string> given = p.setting;
+        p.setting = o.setting;  // the matching run's full identity
+        for (const auto& [k, v] : given) p.setting[k] = v;
+        p.state_bytes = o.state_bytes;
+        break;
+      }
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+// A CSV cell: rounded to 1e-6 (so 100 x 0.998 reads 99.8), empty when there is no value.
+std::string fmt_cell(double v) { return std::isfinite(v) ? fmt::format("{}", std::round(v * 1e6) / 1e6) : ""; }
+
+// x = state bytes (log), y = accuracy (%); one panel per task and T, one series per model
+// (its points: the widths), the paper's numbers as large open black circles. Also writes
+// accuracy_vs_state.csv with every point, ours and published.
+bool accuracy_state_figure(PaperFigure& fig, const PaperSpec& paper, const FigureSpec& f,
+                           const std::string& exp_dir, const std::string& dir, const std::string& gnuplot) {
+  const std::string runs_csv = exp_dir + "/runs.csv";
+  if (!core::file_exists(runs_csv)) return false;
+  const CsvTable runs = read_csv(runs_csv);
+  std::vector<StatePoint> ours = our_state_points(runs);
+  if (ours.empty()) return false;
+  const auto setting_less = [](const StatePoint& a, const StatePoint& b) {
+    for (const char* k : {"task", "T", "model", "vocab", "pairs", "width"}) {
+      const std::string& x = a.setting.at(k);
+      const std::string& y = b.setting.at(k);
+      if (x != y) return less_number_or_text(x, y);
+    }
+    return false;
+  };
+  std::sort(ours.begin(), ours.end(), setting_less);
+  const std::vector<StatePoint> published = published_state_points(paper, f.id, ours);
+
+  std::string csv = csv_line({"source", "task", "model", "T", "vocab", "pairs", "width", "state_bytes",
+                              "accuracy_pct", "sd", "n", "n_without_number", "configs", "run_id"});
+  for (const std::vector<StatePoint>* points : {&std::as_const(ours), &published})
+    for (const auto& p : *points) {
+      const auto at = [&](const char* k) {
+        const auto it = p.setting.find(k);
+        return it == p.setting.end() ? std::string() : it->second;
+      };
+      const bool mine = p.source == "ours";
+      csv += csv_line({p.source, at("task"), at("model"), at("T"), at("vocab"), at("pairs"), at("width"),
+                       fmt_cell(p.state_bytes), fmt_cell(p.accuracy), mine ? fmt_cell(p.sd) : "",
+                       mine ? std::to_string(p.n) : "", mine ? std::to_string(p.n_missing) : "",
+                       mine ? std::to_string(p.configs) : "", p.run_id});
+    }
+  core::make_dirs(dir);
+  const std::string csv_path = dir + "/accuracy_vs_state.csv";
+  core::write_file_atomic(csv_path, csv);
+  fig.files.push_back(csv_path);
+  fig.files.push_back(runs_csv);
+
+  // A panel: one task, T, vocab and pairs (a grid over pairs at one T gets a panel each),
+  // in the CSV's order; a model keeps its colour and point type in every panel.
+  std::vector<std::map<std::string, std::string>> panels;
+  std::vector<std::string> models;
+  const auto panel_of = [](const StatePoint& p) {
+    std::map<std::string, std::string> key;
+    for (const char* k : {"task", "T", "vocab", "pairs"}) key[k] = p.setting.count(k) ? p.setting.at(k) : "";
+    return key;
+  };
+  for (const auto& p : ours) {
+    const auto key = panel_of(p);
+    if (std::find(panels.begin(), panels.end(), key) == panels.end()) panels.push_back(key);
+    if (std::find(models.begin(), models.end(), p.setting.at("model")) == models.end())
+      models.push_back(p.setting.at("model"));
+  }
+  std::sort(models.begin(), models.end());
+  std::set<std::string> tasks;
+  for (const auto& panel : panels) tasks.insert(panel.at("task"));
+  std::string dat, plot;
+  int index = 0, drawn_published = 0, unplaced = 0;
+  const int cols = int(std::min<size_t>(panels.size(), 3));
+  const int rows = int((panels.size() + size_t(cols) - 1) / size_t(cols));
+  plot += fmt::format("set multiplot layout {},{} title {} noenhanced\n", rows, cols,
+                      gp_quote(f.title.empty() ? "Accuracy against state size" : f.title));
+  for (const auto& panel : panels) {
+    const std::string &task = panel.at("task"), &T = panel.at("T");
+    std::string panel_plot;
+    for (size_t m = 0; m < models.size(); ++m) {
+      std::vector<const StatePoint*> pts;
+      for (const auto& p : ours)
+        if (panel_of(p) == panel && p.setting.at("model") == models[m] && std::isfinite(p.accuracy) &&
+            p.state_bytes > 0)
+          pts.push_back(&p);
+      if (pts.empty()) continue;
+      std::stable_sort(pts.begin(), pts.end(),
+                       [](const StatePoint* a, const StatePoint* b) { return a->state_bytes < b->state_bytes; });
+      dat += fmt::format("# {} T={} {}: state_bytes accuracy_pct width\n", task, T, models[m]);
+      for (const StatePoint* p : pts)
+        dat += fmt::format("{} {} {}\n", p->state_bytes, fmt_cell(p->accuracy), p->setting.at("width"));
+      dat += "\n\n";
+      panel_plot += fmt::format("{}'accuracy_vs_state.dat' index {} using 1:2 with linespoints lc {} pt {} ps 1.3 "
+                                "lw 1.5 title {} noenhanced",
+                                panel_plot.empty() ? "" : ", ", index, m + 1, int(m % 13) + 1,
+                                gp_quote(models[m]));
+      ++index;
+    }
+    std::vector<const StatePoint*> pub;
+    for (const auto& p : published)
+      if (std::isfinite(p.state_bytes) && panel_of(p) == panel) pub.push_back(&p);
+    if (!pub.empty()) {
+      dat += fmt::format("# {} T={} published: state_bytes accuracy_pct\n", task, T);
+      for (const StatePoint* p : pub) dat += fmt::format("{} {}\n", p->state_bytes, fmt_cell(p->accuracy));
+      dat += "\n\n";
+      panel_plot += fmt::format("{}'accuracy_vs_state.dat' index {} using 1:2 with points pt 6 ps 2.6 lw 2 "
+                                "lc rgb 'black' title 'published'",
+                                panel_plot.empty() ? "" : ", ", index);
+      ++index;
+      drawn_published += int(pub.size());
+    }
+    std::string title = (tasks.size() > 1 ? task + ", " : std::string()) + "T = " + T;
+    // runs.csv's pairs: MQAR's key-value pairs, selective copying's tokens; induction has none.
+    if (!panel.at("pairs").empty() && task != "induction")
+      title += ", " + panel.at("pairs") + (task == "selective_copy" ? " tokens" : " pairs");
+    if (!panel.at("vocab").empty()) title += ", vocab " + panel.at("vocab");
+    if (panel_plot.empty()) {  // no run of this panel has a number yet: empty axes
+      panel_plot = "NaN notitle";
+      title += " (no results yet)";
+    }
+    plot += fmt::format("set title {} noenhanced\nplot {}\n", gp_quote(title), panel_plot);
+  }
+  plot += "unset multiplot";
+  // One x range for every panel (whole decades around all points), so panels compare.
+  double lo = INFINITY, hi = 0;
+  for (const auto* points : {&std::as_const(ours), &published})
+    for (const auto& p : *points)
+      if (p.state_bytes > 0) lo = std::min(lo, p.state_bytes), hi = std::max(hi, p.state_bytes);
+  if (!(hi > 0)) lo = 100, hi = 1e6;  // no point has a state size: empty axes of some range
+  const std::string xrange = fmt::format("set xrange [{:g}:{:g}]\n", std::pow(10.0, std::floor(std::log10(lo))),
+                                         std::pow(10.0, std::ceil(std::log10(hi) + 1e-9)));
+  for (const auto& p : published) unplaced += !std::isfinite(p.state_bytes);
+  render(fig, dir, "accuracy_vs_state", dat,
+         "set logscale x\nset format x '%.0s%cB'\nset xlabel 'state carried from token to token (bytes)'\n"
+         "set ylabel 'accuracy (%)'\nset yrange [0:105]\nset grid\nset key outside right top font ',9'\n" +
+             xrange,
+         plot, 640 * cols + 60, 460 * rows + 60, gnuplot);
+  fig.note = published.empty()
+                 ? fmt::format("no published numbers recorded for it (numbers.yaml, table {}); data: {}", f.id,
+                               csv_path)
+                 : fmt::format("{} published number(s) drawn as open black circles, {} without a run of their "
+                               "setting (listed in {}, not drawn)",
+                               drawn_published, unplaced, csv_path);
+  return true;
+}
+
 }  // namespace
 
 PaperFigure build_paper_figure(const PaperSpec& paper, const FigureSpec& f,
@@ -196,6 +473,8 @@ PaperFigure build_paper_figure(const PaperSpec& paper, const FigureSpec& f,
     const std::string sub = srcs.size() > 1 ? dir + "/" + src.size : dir;
     if (f.kind == "memory") {
       memory_figure(fig, exp_dir + "/memory.csv", sub, opts.gnuplot);
+    } else if (f.kind == "accuracy_vs_state") {
+      accuracy_state_figure(fig, paper, f, exp_dir, sub, opts.gnuplot);
     } else if (f.kind == "truncation") {
       truncation_figure(fig, exp_dir, sub, opts.gnuplot);
     } else {

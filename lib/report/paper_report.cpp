@@ -119,6 +119,7 @@ int count_verdict(const PaperReport& r, const std::string& verdict) {
 std::vector<const PaperNumber*> context_numbers(const PaperReport& r) {
   std::set<std::string> ids;
   for (const auto& t : r.tables) ids.insert(t.spec->id);
+  for (const auto& f : r.figures) ids.insert(f.spec->id);  // drawn in their figure
   std::vector<const PaperNumber*> out;
   for (const auto& n : r.spec->numbers)
     if (!ids.count(n.table)) out.push_back(&n);
@@ -195,6 +196,7 @@ std::string paper_markdown(const PaperReport& r) {
       shown.push_back(relative(f.pngs[i], r.out_dir) +
                       (i < f.svgs.size() ? " (" + relative(f.svgs[i], r.out_dir) + ")" : ""));
     out += shown.empty() ? f.status : fmt::format("{}", fmt::join(shown, ", "));
+    if (!f.note.empty()) out += " — " + f.note;
     out += "\n";
   }
   return out;
@@ -279,6 +281,7 @@ std::string paper_html(const PaperReport& r) {
   for (const auto& f : r.figures) {
     out += "<figure>\n<figcaption><b>" + html_escape(f.spec->title) + "</b>";
     if (!f.status.empty()) out += ": " + html_escape(f.status);
+    if (!f.note.empty()) out += " (" + html_escape(f.note) + ")";
     out += "</figcaption>\n";
     for (size_t i = 0; i < f.pngs.size(); ++i) {
       out += fmt::format("<img alt=\"{}\" src=\"data:image/png;base64,{}\">\n", html_escape(f.spec->title),
@@ -294,7 +297,7 @@ std::string paper_html(const PaperReport& r) {
 std::string papers_index_html(const std::vector<PaperReport>& reports) {
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>seqbench: paper reports</title>"
-      "<style>{}</style></head>\n<body>\n<h1>seqbench: the five papers</h1>\n"
+      "<style>{}</style></head>\n<body>\n<h1>seqbench: the papers</h1>\n"
       "<p>One page per paper: our numbers beside the paper's, with verdicts and figures. Written by "
       "<code>seqbench report papers</code>.</p>\n<table>\n<tr><th>paper</th><th>tables</th><th>reproduced</th>"
       "<th>partly</th><th>not</th><th>not run</th><th>figures drawn</th></tr>\n",

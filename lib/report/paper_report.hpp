@@ -50,6 +50,7 @@ struct PaperFigure {
   std::vector<std::string> pngs, svgs;  // the rendered pictures (paths), in figures/
   std::vector<std::string> files;       // every file written or read for it
   std::string status;  // why there is no picture (one line, with the command to make it)
+  std::string note;    // one line shown beside the pictures (e.g. the published points drawn)
 };
 
 struct PaperReport {

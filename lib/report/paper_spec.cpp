@@ -54,19 +54,24 @@ bool flag(const YAML::Node& map, const char* key, const std::string& where, bool
   }
 }
 
-// {key: a.b, as: transform, name: header}
-void key_spec(const YAML::Node& n, const std::string& where, std::string& key, std::string& as,
-              std::string* name) {
-  only_keys(n, name ? std::set<std::string>{"key", "as", "name"} : std::set<std::string>{"key", "as"},
+// {key: a.b, as: transform, name: header}, or {csv: column, ...} for a runs.csv column.
+void key_spec(const YAML::Node& n, const std::string& where, std::string& key, bool& csv,
+              std::string& as, std::string* name) {
+  only_keys(n,
+            name ? std::set<std::string>{"key", "csv", "as", "name"} : std::set<std::string>{"key", "csv", "as"},
             where);
-  key = text(n, "key", where, true);
+  if (n["key"] && n["csv"])
+    throw core::Error(fmt::format("{}: give 'key' (a config key) or 'csv' (a runs.csv column), not both", where));
+  csv = bool(n["csv"]);
+  key = text(n, csv ? "csv" : "key", where, !csv);
+  if (csv && key.empty()) throw core::Error(fmt::format("{}.csv: empty column name", where));
   as = text(n, "as", where);
   (void)apply_key_transform(as, "");  // an unknown transform fails here, named
   if (name) *name = text(n, "name", where);
 }
 
 TableSpec parse_table(const YAML::Node& n, const std::string& where) {
-  only_keys(n, {"id", "title", "sweep", "experiment", "row", "rows", "column", "metric",
+  only_keys(n, {"id", "title", "sweep", "experiment", "row", "rows", "column", "where", "metric",
                 "tolerance", "make"},
             where);
   TableSpec t;
@@ -76,7 +81,7 @@ TableSpec parse_table(const YAML::Node& n, const std::string& where) {
   t.experiment = text(n, "experiment", where, true);
   t.make = text(n, "make", where);
   if (!n["row"]) throw core::Error(fmt::format("{}: 'row' missing", where));
-  key_spec(n["row"], where + ".row", t.row_key, t.row_as, nullptr);
+  key_spec(n["row"], where + ".row", t.row_key, t.row_csv, t.row_as, nullptr);
   if (const YAML::Node rows = n["rows"]) {
     if (!rows.IsSequence()) throw core::Error(fmt::format("{}.rows: expected a list", where));
     for (const auto& r : rows) {
@@ -86,7 +91,18 @@ TableSpec parse_table(const YAML::Node& n, const std::string& where) {
                                                : RowSpec{s.substr(0, eq), s.substr(eq + 1)});
     }
   }
-  if (n["column"]) key_spec(n["column"], where + ".column", t.column_key, t.column_as, &t.column_name);
+  if (n["column"])
+    key_spec(n["column"], where + ".column", t.column_key, t.column_csv, t.column_as, &t.column_name);
+  if (const YAML::Node w = n["where"]) {
+    if (!w.IsMap() || w.size() == 0)
+      throw core::Error(fmt::format("{}.where: expected a map of runs.csv columns to values, e.g. {{width: 64}}",
+                                    where));
+    for (const auto& kv : w) {
+      if (!kv.second.IsScalar())
+        throw core::Error(fmt::format("{}.where.{}: expected one value", where, kv.first.Scalar()));
+      t.where.push_back({kv.first.Scalar(), kv.second.Scalar()});
+    }
+  }
   const YAML::Node m = n["metric"];
   if (!m) throw core::Error(fmt::format("{}: 'metric' missing", where));
   const std::string mw = where + ".metric";
@@ -115,8 +131,9 @@ FigureSpec parse_figure(const YAML::Node& n, const std::string& where) {
   FigureSpec f{text(n, "id", where, true),    text(n, "kind", where, true),
                text(n, "title", where, true), text(n, "sweep", where),
                text(n, "experiment", where),  text(n, "make", where)};
-  static const std::set<std::string> kinds{"gradnorm_distance", "gradnorm_heatmap", "input_gradnorm",
-                                           "memory",            "truncation",       "attention_scaling"};
+  static const std::set<std::string> kinds{"gradnorm_distance", "gradnorm_heatmap",  "input_gradnorm",
+                                           "memory",            "truncation",        "attention_scaling",
+                                           "accuracy_vs_state"};
   if (!kinds.count(f.kind))
     throw core::Error(fmt::format("{}.kind: '{}' is not one of: {}", where, f.kind, fmt::join(kinds, ", ")));
   if (f.kind != "attention_scaling" && (f.sweep.empty() || f.experiment.empty()))
@@ -125,7 +142,8 @@ FigureSpec parse_figure(const YAML::Node& n, const std::string& where) {
 }
 
 PaperNumber parse_number(const YAML::Node& n, const std::string& where) {
-  only_keys(n, {"table", "row", "column", "value", "unit", "text", "source", "checked", "in_suite", "note"},
+  only_keys(n,
+            {"table", "row", "column", "value", "unit", "text", "source", "arxiv", "checked", "in_suite", "note"},
             where);
   PaperNumber p;
   p.table = text(n, "table", where, true);
@@ -137,6 +155,7 @@ PaperNumber parse_number(const YAML::Node& n, const std::string& where) {
   p.text = text(n, "text", where);
   if (p.text.empty()) p.text = fmt::format("{}", p.value);
   p.source = text(n, "source", where);
+  p.arxiv = text(n, "arxiv", where);
   p.checked = flag(n, "checked", where, false);
   p.in_suite = flag(n, "in_suite", where, true);
   p.note = text(n, "note", where);
@@ -239,7 +258,8 @@ std::pair<std::string, std::string> paper_cells(const std::string& paper, const 
 
 std::string number_source(const PaperSpec& paper, const PaperNumber& number) {
   if (!number.checked) return "unchecked" + (number.source.empty() ? "" : "; " + number.source);
-  return paper.arxiv.empty() ? number.source : fmt::format("{}, arXiv {}", number.source, paper.arxiv);
+  const std::string& arxiv = number.arxiv.empty() ? paper.arxiv : number.arxiv;
+  return arxiv.empty() ? number.source : fmt::format("{}, arXiv {}", number.source, arxiv);
 }
 
 std::string number_cell(const PaperNumber& number) {

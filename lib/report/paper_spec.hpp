@@ -1,4 +1,4 @@
-// What a paper report covers: for each of the five papers, the tables and figures
+// What a paper report covers: for each paper (configs/papers/), the tables and figures
 // seqbench reproduces (configs/papers/<paper>/report.yaml) and the paper's own numbers
 // with their place in the paper (configs/papers/<paper>/numbers.yaml). Both files are
 // embedded into the binary at build time, so `seqbench report paper NAME` works from any
@@ -20,6 +20,9 @@ struct PaperNumber {
   std::string unit;    // "accuracy (%)", "perplexity", ...
   std::string text;    // as the paper prints it
   std::string source;  // "Table 1, p. 7"
+  // The arXiv id the number was read from when it is another paper's than the report's
+  // (a companion paper's table, e.g. Mamba's beside Zoology); "" = PaperSpec::arxiv.
+  std::string arxiv;
   bool checked = false;   // read in the paper's text, not recalled
   bool in_suite = true;   // a model seqbench has
   std::string note;
@@ -38,10 +41,15 @@ struct TableSpec {
   std::string experiment;  // runs live in <sweep dir>/<experiment>/
   // Row and column: a key of the run's resolved config, optionally transformed
   // ("attention_kinds": "local:2,routing:2" -> "local+routing"; "minigrid_env":
-  // "MiniGrid-DoorKey-5x5-v0" -> "DoorKey-5x5").
+  // "MiniGrid-DoorKey-5x5-v0" -> "DoorKey-5x5"); or, written {csv: NAME}, a column of
+  // runs.csv (recall's `model` or `T`, which no single config key holds for every family).
   std::string row_key, row_as;
+  bool row_csv = false;
   std::vector<RowSpec> rows;  // the paper's order; runs with other values follow
   std::string column_key, column_name, column_as;
+  bool column_csv = false;
+  // Only runs whose runs.csv columns hold these values ({width: 64}); empty = all runs.
+  std::vector<std::pair<std::string, std::string>> where;
   // Our number: a runs.csv column, or a column of a CSV in each run directory
   // (metric_file), one value per metric_file_key (then column = "<column>-><key>").
   std::string metric_column, metric_file, metric_file_key;
@@ -55,6 +63,8 @@ struct TableSpec {
   std::string make;  // how to make missing runs beyond the sweep ("{dir}" = the sweep dir)
 };
 
+// kind: gradnorm_distance, gradnorm_heatmap, input_gradnorm, memory, truncation,
+// attention_scaling or accuracy_vs_state (docs/report.md, "Figures").
 struct FigureSpec {
   std::string id, kind, title, sweep, experiment, make;
 };
@@ -74,7 +84,7 @@ struct PaperSpec {
 PaperSpec parse_paper_spec(const std::string& report_yaml, const std::string& numbers_yaml,
                            const std::string& source);
 
-// The five papers, from the files embedded at build time, in a fixed order.
+// The papers, from the files embedded at build time, in a fixed order.
 const std::vector<PaperSpec>& paper_specs();
 // One of them by name; a usage error listing the names (with a "did you mean") otherwise.
 const PaperSpec& paper_spec(const std::string& name);

@@ -71,13 +71,30 @@ void read_runs(const TableSpec& t, const PaperSource& src, std::map<std::string,
   const CsvTable runs = read_csv(path);
   const RunConfigs configs = read_run_configs(runs);
   const int c_id = runs.col("run_id");
+  // runs.csv columns named by the spec must exist: col() throws naming the file and the
+  // columns it has.
+  std::vector<std::pair<int, std::string>> where;
+  for (const auto& [column, value] : t.where) where.push_back({runs.col(column), value});
+  const int c_row = t.row_csv ? runs.col(t.row_key) : -1;
+  const int c_column = t.column_csv ? runs.col(t.column_key) : -1;
   for (size_t r = 0; r < runs.rows.size(); ++r) {
     const auto& cfg = configs[r];
-    const auto row_it = cfg.find(t.row_key);
-    if (row_it == cfg.end()) continue;  // config.yaml gone, or another kind of run
-    const std::string row = row_of(t, apply_key_transform(t.row_as, row_it->second)).second;
+    bool wanted = true;
+    for (const auto& [c, value] : where) wanted = wanted && runs.rows[r][size_t(c)] == value;
+    if (!wanted) continue;
+    std::string row_value;
+    if (t.row_csv) {
+      row_value = runs.rows[r][size_t(c_row)];
+    } else {
+      const auto row_it = cfg.find(t.row_key);
+      if (row_it == cfg.end()) continue;  // config.yaml gone, or another kind of run
+      row_value = row_it->second;
+    }
+    const std::string row = row_of(t, apply_key_transform(t.row_as, row_value)).second;
     std::string column;
-    if (!t.column_key.empty()) {
+    if (t.column_csv) {
+      column = apply_key_transform(t.column_as, runs.rows[r][size_t(c_column)]);
+    } else if (!t.column_key.empty()) {
       const auto c = cfg.find(t.column_key);
       column = c == cfg.end() ? "?" : apply_key_transform(t.column_as, c->second);
     }

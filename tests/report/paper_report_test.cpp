@@ -21,7 +21,8 @@ TEST(PaperSpecs, EveryEmbeddedPaperParsesAndNamesSweepsAndRowsThatExist) {
   const auto& specs = paper_specs();
   std::set<std::string> names;
   for (const auto& p : specs) names.insert(p.name);
-  EXPECT_EQ(names, (std::set<std::string>{"kerg2020", "nguyen2020", "miller2019", "daras2020", "roy2021"}));
+  EXPECT_EQ(names,
+            (std::set<std::string>{"kerg2020", "nguyen2020", "miller2019", "daras2020", "roy2021", "zoology"}));
   for (const auto& p : specs) {
     EXPECT_FALSE(p.title.empty()) << p.name;
     EXPECT_FALSE(p.arxiv.empty()) << p.name;

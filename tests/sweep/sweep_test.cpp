@@ -137,7 +137,8 @@ TEST(Sweep, EveryCommittedSweepFileLoadsAndExpands) {
     const std::string text = core::read_file(e.path().string());
     if (text.find("\nexperiment:") == std::string::npos && text.rfind("experiment:", 0) != 0) continue;
     const auto spec = sweep::load_spec(e.path().string(),
-                                       {"copy", "pmnist", "char_ptb", "wikitext103", "imagenet64", "minigrid", "stability"});
+                                       {"copy", "pmnist", "char_ptb", "wikitext103", "imagenet64", "minigrid", "stability",
+                                        "recall"});
     EXPECT_FALSE(sweep::expand(spec).empty()) << e.path();
     ++n;
   }
