@@ -33,17 +33,20 @@ TransformerBlockT<T>::TransformerBlockT(core::ParamStoreT<T>& ps, const std::str
                                         const AttentionConfig& base)
     : ln1_(ps, name + ".ln1", cfg.d_model, true, cfg.ln_eps),
       ln2_(ps, name + ".ln2", cfg.d_model, true, cfg.ln_eps),
+      // Declared before the FFN's, as always: the parameter block's order (checkpoints,
+      // the gradient norm's summation order) stays what it was.
+      attn_(transformer_mixer(cfg)
+                ? nullptr
+                : std::make_unique<MultiHeadAttentionT<T>>(
+                      ps, name + ".attn", cfg.d_model, groups, base,
+                      MhaOptions{cfg.qk_norm, cfg.ln_eps, cfg.local_window,
+                                 cfg.relative_positions, cfg.shared_qk, cfg.commitment})),
+      mixer_(transformer_mixer(cfg) ? make_mixer<T>(*transformer_mixer(cfg)->mixer, cfg.mixer, ps,
+                                                    name + ".mix", cfg.d_model, cfg.d_model)
+                                    : nullptr),
       ffn_(ps, name + ".ffn", cfg.d_model, cfg.d_ff, parse_activation(cfg.activation)),
       drop_attn_(cfg.dropout),
-      drop_ffn_(cfg.dropout) {
-  if (const CellEntry* m = transformer_mixer(cfg))
-    mixer_ = make_mixer<T>(*m->mixer, cfg.mixer, ps, name + ".mix", cfg.d_model, cfg.d_model);
-  else
-    attn_ = std::make_unique<MultiHeadAttentionT<T>>(
-        ps, name + ".attn", cfg.d_model, groups, base,
-        MhaOptions{cfg.qk_norm, cfg.ln_eps, cfg.local_window, cfg.relative_positions,
-                   cfg.shared_qk, cfg.commitment});
-}
+      drop_ffn_(cfg.dropout) {}
 
 template <class T>
 MultiHeadAttentionT<T>& TransformerBlockT<T>::attention() {
