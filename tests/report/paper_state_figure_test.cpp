@@ -134,8 +134,8 @@ TEST(PaperStateFigure, WritesOnePointPerModelSettingAndWidthWithThePapersNumbers
   EXPECT_TRUE(fs::exists(s.root + "/report/figures/state/accuracy_vs_state.gp"));
 }
 
-TEST(PaperStateFigure, DrawsPngAndSvgWhenGnuplotIsThere) {
-  if (!find_program("gnuplot")) GTEST_SKIP() << "gnuplot not installed";
+TEST(PaperStateFigure, DrawsPngAndSvg) {
+  ASSERT_TRUE(find_program("gnuplot")) << "gnuplot is not installed; run `make deps`";
   const PaperSpec spec = parse_paper_spec(kReport, kNumbers, "toy");
   const RecallSweep s = make_sweep("drawn");
   const PaperReport r = build(spec, s, "gnuplot");
