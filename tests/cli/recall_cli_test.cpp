@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 
 #include "apps/recall/recall_experiment.hpp"
 #include "cli/cli_util.hpp"
+#include "nn/cells/registry.hpp"
 #include "report/csv.hpp"
 
 using namespace seqbench;
@@ -97,4 +99,40 @@ TEST(RecallStateBytes, AttentionKeepsItsKeysAndLocalForgets) {
   c.rnn.cell = "mem_rnn";
   c.rnn.hidden = 8;
   EXPECT_EQ(apps::recall_state_bytes(c, 100), (2 * 8 + 100 * 8) * 4.0);
+}
+
+// Every preset resolves, alone and with each task overlay, and every sequence mixer's
+// preset (configs/recall/<mixer>_small.yaml) trains a few updates on each of the three tasks.
+TEST(RecallCli, EveryPresetRunsOnEveryTask) {
+  const std::string root = SEQBENCH_SOURCE_DIR;
+  const std::string dir = clitest::fresh_dir("presets");
+  const std::vector<std::string> overlays{"", root + "/configs/recall/tasks/selective_copy.yaml",
+                                          root + "/configs/recall/tasks/induction.yaml"};
+  const auto with = [&](const std::string& preset, const std::string& overlay) {
+    return " --config " + preset + (overlay.empty() ? "" : " --config " + overlay);
+  };
+  int presets = 0;
+  for (const auto& e : fs::directory_iterator(root + "/configs/recall"))
+    if (e.path().extension() == ".yaml") {
+      ++presets;
+      for (const auto& o : overlays) {
+        const auto d = run(kFront + " recall" + with(e.path().string(), o) + " --dump-config", dir);
+        EXPECT_EQ(d.code, 0) << e.path() << " + " << o << ": " << d.err;
+      }
+    }
+  EXPECT_GE(presets, 15);
+  const std::string small =
+      " -q --set train.steps=2 --set train.batch=2 --set train.eval_every=2 "
+      "--set train.eval_batches=1 --set train.threads=1 --set task.seq_len=24 --out results";
+  for (const auto& m : nn::mixer_names())
+    for (const auto& o : overlays) {
+      const std::string preset = root + "/configs/recall/" + m + "_small.yaml";
+      const auto r = run(kFront + " recall" + with(preset, o) + small, dir);
+      EXPECT_EQ(r.code, 0) << preset << " + " << o << ": " << r.err;
+    }
+  const auto runs = report::read_csv(dir + "/results/recall/runs.csv");
+  EXPECT_EQ(runs.rows.size(), 3 * nn::mixer_names().size()) << "every mixer on three tasks";
+  std::set<std::string> tasks;
+  for (size_t i = 0; i < runs.rows.size(); ++i) tasks.insert(runs.rows[i][size_t(runs.col("task"))]);
+  EXPECT_EQ(tasks, (std::set<std::string>{"mqar", "selective_copy", "induction"}));
 }
