@@ -42,14 +42,13 @@ picked, openblas_get_corename()).
 Run it with Debian's interpreter (/usr/bin/python3), which is where python3-torch lives.
 """
 import argparse
-import ctypes
 import math
 import os
-import re
-import resource
 import statistics
 import sys
 import time
+
+from torch_common import blas_core, peak_rss_mb
 
 try:
     import torch
@@ -284,27 +283,6 @@ def copy_batch(T, B):
     y = torch.zeros(L, B, dtype=torch.long)
     y[T + K:] = sym
     return F.one_hot(inp, n + 2).float(), y.flatten()
-
-
-def blas_core():
-    """The kernel set of the OpenBLAS torch loaded ("-" if it is not OpenBLAS)."""
-    try:
-        with open("/proc/self/maps", encoding="utf-8") as f:
-            paths = {line.split()[-1] for line in f if re.search(r"/lib(open)?blas[^/ ]*\.so", line)}
-    except OSError:
-        return "-"
-    for p in sorted(paths):
-        try:
-            fn = ctypes.CDLL(p).openblas_get_corename
-        except (OSError, AttributeError):
-            continue
-        fn.restype = ctypes.c_char_p
-        return fn().decode()
-    return "-"
-
-
-def peak_rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
 
 
 def main():

@@ -46,14 +46,13 @@ timing early after a step far slower than the best). The line reports blas_threa
 torch_cells.py does. Run it with Debian's interpreter (/usr/bin/python3).
 """
 import argparse
-import ctypes
 import math
 import os
-import re
-import resource
 import statistics
 import sys
 import time
+
+from torch_common import blas_core, peak_rss_mb
 
 try:
     import torch
@@ -431,27 +430,6 @@ def check(a, model):
           f"chunk={a.chunk} tensors={len(got)} worst_rel={worst:.2e} on={on} tol={a.tol:g} "
           f"ok={'yes' if ok else 'no'}", flush=True)
     sys.exit(0 if ok else 1)
-
-
-def blas_core():
-    """The kernel set of the OpenBLAS torch loaded ("-" if it is not OpenBLAS)."""
-    try:
-        with open("/proc/self/maps", encoding="utf-8") as f:
-            paths = {line.split()[-1] for line in f if re.search(r"/lib(open)?blas[^/ ]*\.so", line)}
-    except OSError:
-        return "-"
-    for p in sorted(paths):
-        try:
-            fn = ctypes.CDLL(p).openblas_get_corename
-        except (OSError, AttributeError):
-            continue
-        fn.restype = ctypes.c_char_p
-        return fn().decode()
-    return "-"
-
-
-def peak_rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
 
 
 def current_rss_mb():
