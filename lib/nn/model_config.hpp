@@ -13,6 +13,8 @@ namespace seqbench::nn {
 // From the cell registry (nn/cells/registry.hpp): the names model.cell accepts, and its doc.
 const std::vector<std::string>& sequence_cell_names();
 const std::string& cell_key_doc();
+// model.mixer's doc: the options of the sequence mixers, named from the registry.
+const std::string& mixer_key_doc();
 
 struct ModelConfig {
   std::string cell = "lstm";     // a cell of nn/cells/registry.cpp
@@ -75,7 +77,7 @@ struct ModelConfig {
     v("stable_variant", stable_variant,
       "stable_lstm: paper (derived sufficient condition) | official_l1 (column l1 budgets)",
       config::one_of({"paper", "official_l1"}));
-    v("mixer", mixer, "the sequence mixers' options (linear_attention, retention, gla, lru, mamba, deltanet)");
+    v("mixer", mixer, mixer_key_doc());
   }
 };
 

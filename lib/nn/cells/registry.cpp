@@ -221,6 +221,11 @@ const std::vector<std::string>& sequence_cell_names() {
   return names;
 }
 
+const std::string& mixer_key_doc() {
+  static const std::string doc = "options of the sequence mixers: " + core::join(mixer_names(), " | ");
+  return doc;
+}
+
 const std::string& cell_key_doc() {
   static const std::string doc = "recurrent cell: " + core::join(sequence_cell_names(), " | ");
   return doc;
