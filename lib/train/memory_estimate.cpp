@@ -114,15 +114,20 @@ double transformer_activation_bytes(const nn::TransformerConfig& c, int64_t max_
   double floats = (L + 1) * BN * E + 4 * BN * E + drop * BN * E + 2 * BN +
                   (c.positions == "sinusoidal" ? double(max_len) * E : 0.0);
   double other = kI32 * BN;
+  // A sequence mixer in every block says for itself what it holds (the same in each layer).
+  double mixer_bytes = -1;
+  if (const nn::CellEntry* mixer = nn::transformer_mixer(c)) {
+    core::ParamStoreT<float> ps;
+    mixer_bytes = double(
+        nn::make_mixer<float>(*mixer->mixer, c.mixer, ps, "probe", c.d_model, c.d_model)
+            ->estimate_bytes(batch, n_tokens));
+  }
   for (int64_t l = 0; l < c.layers; ++l) {
     // Block: LN1(x), attention out, h, LN2(h), FFN out and four gradients; the FFN's
     // u, act(u), du; two dropout masks; layer-norm statistics.
     floats += 9 * BN * E + 3 * BN * F + drop * 2 * BN * E + 4 * BN;
-    if (const nn::CellEntry* mixer = nn::transformer_mixer(c)) {  // it says for itself
-      core::ParamStoreT<float> ps;
-      other += double(nn::make_mixer<float>(*mixer->mixer, c.mixer, ps, "probe", c.d_model,
-                                            c.d_model)
-                          ->estimate_bytes(batch, n_tokens));
+    if (mixer_bytes >= 0) {
+      other += mixer_bytes;
       continue;
     }
     // Attention: qkv, merged heads, their gradients.
