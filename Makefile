@@ -53,7 +53,12 @@ data: deps-data
 # Configure once per set of options. The stamp holds the cmake command line and is
 # written only after cmake succeeds; a failed configure removes the cache, so after
 # fixing the cause (a missing package, say) the next `make` configures from scratch.
-CONFIGURE := cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSEQBENCH_NATIVE=$(NATIVE) $(CMAKE_FLAGS)
+# ccache, where it is installed, makes a rebuild of unchanged sources a cache lookup. CI
+# installs it and keeps its cache outside the clone (.ci/run); a new machine has none and
+# builds cold. CCACHE= turns it off.
+CCACHE ?= $(shell command -v ccache 2>/dev/null)
+CONFIGURE := cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSEQBENCH_NATIVE=$(NATIVE) \
+             -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE) $(CMAKE_FLAGS)
 STAMP     := $(BUILD)/.configured
 
 configure: deps
