@@ -12,6 +12,7 @@
 #include "cli/cli_util.hpp"
 #include "core/memory.hpp"
 #include "core/threads.hpp"
+#include "sanitized.hpp"
 
 using namespace seqbench;
 using clitest::run;
@@ -188,11 +189,10 @@ TEST(MemoryCli, ASweepGivesEachRunItsShareOfTheCores) {
 // dominate, one whose activations do, and the same on the oneDNN LSTM. Each difference is
 // within [0.5x, 2x] of the estimate's. Nothing is timed.
 TEST(MemoryCli, EstimateMatchesThePeakRssOfRealRunsWithinAFactorOfTwo) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "under AddressSanitizer a process's peak RSS also holds ASan's shadow memory, "
+  if (testutil::kUnderAsan)
+    GTEST_SKIP() << "under AddressSanitizer a process's peak RSS also holds ASan's shadow memory, "
                   "redzones and quarantine; the plain build (make test) compares the estimate "
                   "with peak RSS";
-#endif
   const std::string dir = clitest::fresh_dir("x");
   clitest::write(dir + "/tiny.yaml", kTiny);
   const auto measure = [&](const std::string& id, const std::string& sets) {

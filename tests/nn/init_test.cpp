@@ -58,7 +58,8 @@ TEST(Orthogonal, IsTheSignCorrectedQrOfTheDrawnGaussian) {
   // Redraw G from the same seed (rows*cols normals, row-major): with the tall matrix
   // M = G (or G^T when wide) = Q R and W = Q (or Q^T), R = Q^T M must be upper
   // triangular with a positive diagonal, which pins Q down uniquely (torch's convention).
-  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{6, 4}, {4, 6}, {5, 5}}) {
+  for (const auto& shape : {std::pair<int64_t, int64_t>{6, 4}, {4, 6}, {5, 5}}) {
+    const int64_t rows = shape.first, cols = shape.second;  // lambdas below capture them
     const uint64_t seed = 7;
     std::vector<double> w(static_cast<size_t>(rows * cols)), g(w.size());
     core::Rng rng(seed), redraw(seed);

@@ -19,9 +19,10 @@ nn::LstmCell<double> make_lstm(core::ParamStoreT<double>& ps, int64_t in, int64_
 class LstmGrad : public ::testing::TestWithParam<std::tuple<int, int, int, int>> {};
 
 TEST_P(LstmGrad, FullBpttMatchesFiniteDifferences) {
-  auto [T, B, I, H] = GetParam();
+  const auto [T, B, I, H] = GetParam();
+  const int in = I, hidden = H;  // clang 14 lambdas cannot capture structured bindings
   cellcheck::expect_gradients<nn::LstmCell<double>>(
-      [&](auto& ps) { return make_lstm(ps, I, H); }, T, B, 11 + T * 7 + H);
+      [&](auto& ps) { return make_lstm(ps, in, hidden); }, T, B, 11 + T * 7 + H);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, LstmGrad,
