@@ -25,9 +25,11 @@ namespace seqbench::nn {
 inline float fast_exp(float x) {
   x = x < -87.3f ? -87.3f : x;
   x = x > 88.3f ? 88.3f : x;
-  // Round x log2(e) to the nearest integer with the 1.5 * 2^23 trick (no SSE4.1 needed).
+  // Round x log2(e) to the nearest integer n with the 1.5 * 2^23 trick (no SSE4.1
+  // needed): t = 1.5 * 2^23 + n holds n in its low mantissa bits.
   const float magic = 12582912.0f;
-  const float n = (x * 1.44269504088896341f + magic) - magic;
+  const float t = x * 1.44269504088896341f + magic;
+  const float n = t - magic;
   const float r = (x - n * 0.693359375f) - n * -2.12194440e-4f;
   float p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
@@ -36,7 +38,9 @@ inline float fast_exp(float x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.0f;
-  const int32_t e = (static_cast<int32_t>(n) + 127) << 23;
+  // 2^n from t's bits, not from a float-to-int cast of n, which is undefined for NaN
+  // (the result is then NaN through p whatever the bits are).
+  const uint32_t e = (std::bit_cast<uint32_t>(t) - std::bit_cast<uint32_t>(magic) + 127u) << 23;
   return p * std::bit_cast<float>(e);
 }
 inline double fast_exp(double x) { return std::exp(x); }
