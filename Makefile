@@ -17,7 +17,7 @@ DATASETS   ?= mnist brown
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all configure build deps deps-bench deps-data data test demo bench asan fuzz fresh-check clean format
+.PHONY: all configure build deps deps-bench deps-data data test demo bench san-deps san-configure asan fuzz fresh-check clean format
 
 all: build
 
@@ -85,30 +85,34 @@ demo: build
 bench: deps-bench build
 	tools/bench/run.sh $(BUILD)
 
-# The test suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/, -O1,
-# portable flags). docs/reliability.md says what runs and why the one ASan option is set.
-# alloc_dealloc_mismatch=0: GCC 12's std::stable_sort allocates its temporary buffer with
-# operator new(nothrow) and frees it with sized operator delete, which ASan reports as a
-# mismatch although both come from libstdc++ (not our code; fixed in later GCCs).
-ASAN_BUILD ?= build-asan
-asan:
-	$(MAKE) build BUILD=$(ASAN_BUILD) NATIVE=OFF CMAKE_FLAGS="-DSEQBENCH_SANITIZE=address,undefined"
-	cd $(ASAN_BUILD) && \
+# One clang build (build-san/) serves two checks. `make asan`: the test suite under
+# AddressSanitizer + UndefinedBehaviorSanitizer (-O1, portable flags). `make fuzz`: the
+# libFuzzer targets (fuzz/), built in the same tree with coverage instrumentation, each run
+# for FUZZ_SECONDS from its seed corpus (tools/fuzz_run; docs/testing.md). Run both and the
+# second builds nothing. docs/reliability.md says what runs and why the ASan option is set.
+# alloc_dealloc_mismatch=0: libstdc++ 12's std::stable_sort allocates its temporary buffer
+# with operator new(nothrow) and frees it with sized operator delete, which ASan reports as
+# a mismatch although both come from libstdc++ (not our code; fixed in later versions).
+SAN_BUILD    ?= build-san
+SAN_FLAGS    := -DCMAKE_CXX_COMPILER=clang++ -DSEQBENCH_FUZZ=ON -DSEQBENCH_SANITIZE=address,undefined
+SAN_PKGS     := clang libclang-rt-14-dev libomp-dev
+FUZZ_SECONDS ?= 60
+san-deps:
+	$(call apt_install,$(SAN_PKGS))
+
+san-configure: deps san-deps
+	$(MAKE) configure BUILD=$(SAN_BUILD) NATIVE=OFF CMAKE_FLAGS="$(SAN_FLAGS)"
+
+asan: san-configure
+	cmake --build $(SAN_BUILD) -j $(JOBS)
+	cd $(SAN_BUILD) && \
 	  ASAN_OPTIONS=alloc_dealloc_mismatch=0:detect_leaks=1:abort_on_error=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) --timeout 1500
 
-# libFuzzer targets (fuzz/) built with clang, coverage, ASan and UBSan in build-fuzz/, then
-# each run for FUZZ_SECONDS from its seed corpus (tools/fuzz_run; docs/testing.md).
-FUZZ_BUILD   ?= build-fuzz
-FUZZ_SECONDS ?= 60
-FUZZ_PKGS    := clang libclang-rt-14-dev libomp-dev
-fuzz: deps
-	$(call apt_install,$(FUZZ_PKGS))
-	$(MAKE) configure BUILD=$(FUZZ_BUILD) NATIVE=OFF \
-	  CMAKE_FLAGS="-DCMAKE_CXX_COMPILER=clang++ -DSEQBENCH_FUZZ=ON -DSEQBENCH_TESTS=OFF"
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
-	tools/fuzz_run $(FUZZ_BUILD) $(FUZZ_SECONDS)
+fuzz: san-configure
+	cmake --build $(SAN_BUILD) -j $(JOBS) --target fuzz_targets
+	tools/fuzz_run $(SAN_BUILD) $(FUZZ_SECONDS)
 
 # The README's two commands in a new Debian 12 root (debootstrap), at HEAD; needs root.
 # COMMIT=<rev> checks another commit. See tools/fresh_check --help.
