@@ -1,10 +1,16 @@
 # Build-time check of the layering (run by the seqbench_layer_check target, see
 # lib/CMakeLists.txt): every source under lib/<folder>/ may include project headers only
 # from the folders its library target depends on, and only lib/backend may include the
-# oneDNN or BLAS headers (also not apps/). A violation fails the build naming the file,
-# the line and the rule.
+# oneDNN or BLAS headers (also not apps/). Inside a folder split into parts (PARTS, e.g.
+# lib/nn's subfolders), every source may include only from its own part and the parts its
+# rule lists. A violation fails the build naming the file, the line and the rule.
 #
-#   cmake -DROOT=<source dir> -DRULES="core=;backend=core;..." -P check_layers.cmake
+#   cmake -DROOT=<source dir> -DRULES="core=;backend=core;..." [-DPARTS="nn=;nn/cells=nn;..."
+#         -DPART_FILES="nn/top=registry,..."] -P check_layers.cmake
+#
+# A part is a subfolder (nn/cells), or files directly in the folder that PART_FILES names
+# by their stem (nn/top); the other files directly in the folder are the part named like
+# the folder (nn).
 cmake_minimum_required(VERSION 3.20)
 
 if(NOT ROOT OR NOT DEFINED RULES)
@@ -25,6 +31,58 @@ foreach(rule IN LISTS RULES)
   set(allowed_${folder} ${deps})
 endforeach()
 
+# The parts: part_allowed_<part> its allowed parts, part_file_<folder>/<stem> the part
+# that PART_FILES gives a file directly in the folder.
+set(parts "")
+set(parted "")
+foreach(rule IN LISTS PARTS)
+  string(REPLACE "=" ";" parts_of_rule "${rule}")
+  list(GET parts_of_rule 0 part)
+  list(LENGTH parts_of_rule n)
+  set(deps "")
+  if(n GREATER 1)
+    list(GET parts_of_rule 1 deps)
+    string(REPLACE "," ";" deps "${deps}")
+  endif()
+  list(APPEND parts ${part})
+  set(part_allowed_${part} ${deps})
+  string(REGEX MATCH "^[a-z_0-9]+" top "${part}")
+  list(APPEND parted ${top})
+endforeach()
+foreach(rule IN LISTS PART_FILES)
+  string(REPLACE "=" ";" parts_of_rule "${rule}")
+  list(GET parts_of_rule 0 part)
+  list(GET parts_of_rule 1 stems)
+  string(REPLACE "," ";" stems "${stems}")
+  string(REGEX MATCH "^[a-z_0-9]+" top "${part}")
+  foreach(stem IN LISTS stems)
+    set(part_file_${top}/${stem} ${part})
+  endforeach()
+endforeach()
+
+# The part of lib/<path> (path without its extension: nn/cells/lstm, nn/linear): "" in a
+# folder without parts, "?" in a subfolder that no rule declares.
+function(part_of path out)
+  string(REPLACE "/" ";" components "${path}")
+  list(LENGTH components n)
+  list(GET components 0 top)
+  set(result "")
+  if(top IN_LIST parted)
+    if(n GREATER 2)
+      list(GET components 1 sub)
+      set(result "?")
+      if("${top}/${sub}" IN_LIST parts)
+        set(result "${top}/${sub}")
+      endif()
+    elseif(DEFINED part_file_${path})
+      set(result "${part_file_${path}}")
+    else()
+      set(result "${top}")
+    endif()
+  endif()
+  set(${out} "${result}" PARENT_SCOPE)
+endfunction()
+
 set(problems "")
 # Vendor headers of the compute libraries: lib/backend wraps them.
 set(vendor_regex "#[ \t]*include[ \t]*[<\"](dnnl[a-z_.]*|oneapi/dnnl/[^>\"]*|cblas[a-z_]*\\.h|openblas[^>\"]*)[>\"]")
@@ -44,6 +102,16 @@ function(scan file folder)
   file(STRINGS "${file}" lines)
   set(lineno 0)
   file(RELATIVE_PATH rel "${ROOT}" "${file}")
+  set(part "")
+  if(folder)
+    string(REGEX REPLACE "^lib/(.*)\\.[a-z]+$" "\\1" stem_path "${rel}")
+    part_of("${stem_path}" part)
+    if(part STREQUAL "?")
+      string(REGEX MATCH "^lib/[a-z_0-9]+/[^/]+" sub "${rel}")
+      list(APPEND problems "${rel}: ${sub}/ is not one of the parts of lib/${folder} (declare it in SEQBENCH_PART_RULES, lib/CMakeLists.txt)")
+      set(part "")
+    endif()
+  endif()
   foreach(line IN LISTS lines)
     math(EXPR lineno "${lineno} + 1")
     if(NOT line MATCHES "^[ \t]*#[ \t]*include")
@@ -65,6 +133,17 @@ function(scan file folder)
           set(allowed "nothing")
         endif()
         list(APPEND problems "${rel}:${lineno}: lib/${folder} includes ${dep}/, but its library may use only: ${allowed} (lib/CMakeLists.txt)")
+      endif()
+    endif()
+    if(part AND line MATCHES "#[ \t]*include[ \t]*\"((${folder}/[a-z_0-9/]+)\\.[a-z]+)\"")
+      set(header "${CMAKE_MATCH_1}")
+      part_of("${CMAKE_MATCH_2}" dep)
+      if(NOT dep STREQUAL part AND NOT dep STREQUAL "?" AND NOT dep IN_LIST part_allowed_${part})
+        string(REPLACE ";" ", " allowed "${part_allowed_${part}}")
+        if(NOT allowed)
+          set(allowed "nothing")
+        endif()
+        list(APPEND problems "${rel}:${lineno}: ${part} includes ${header} (part ${dep}), but ${part} may use only: ${allowed} (SEQBENCH_PART_RULES, lib/CMakeLists.txt)")
       endif()
     endif()
   endforeach()

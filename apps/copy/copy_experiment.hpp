@@ -57,8 +57,9 @@ class CopyExperiment : public train::Experiment {
   core::ParamStore& params() override { return ps_; }
   train::Metrics train_step() override;
   train::Metrics evaluate() override;
-  std::string metric() const override { return task_.classification() ? "acc" : "mse"; }
-  bool higher_is_better() const override { return task_.classification(); }
+  // The task's metric, from its registry entry (data/tasks.hpp).
+  std::string metric() const override { return data::metric_name(task_.entry().metric); }
+  bool higher_is_better() const override { return data::higher_is_better(task_.entry().metric); }
   std::vector<double> gradnorm_probe() override;
   size_t held_bytes() override { return model_->recurrent().held_bytes(); }
   void after_update() override { model_->after_update(); }

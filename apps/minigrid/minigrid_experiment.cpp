@@ -7,7 +7,7 @@
 
 #include "apps/minigrid/demo_config.hpp"
 #include "core/fs.hpp"
-#include "nn/cells/registry.hpp"
+#include "nn/registry.hpp"
 #include "optim/optimizer.hpp"
 #include "rl/minigrid/envs.hpp"
 #include "train/run_files.hpp"

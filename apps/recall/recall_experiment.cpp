@@ -9,8 +9,8 @@
 #include "config/yaml_config.hpp"
 #include "core/buffer.hpp"
 #include "core/check.hpp"
-#include "nn/cells/registry.hpp"
 #include "nn/loss.hpp"
+#include "nn/registry.hpp"
 #include "nn/seq_model.hpp"
 #include "optim/optimizer.hpp"
 

@@ -67,7 +67,7 @@ int recall_main(int argc, char** argv) {
         {"task", c.task.name},
         {"T", std::to_string(c.task.seq_len)},
         {"vocab", std::to_string(c.task.vocab)},
-        {"pairs", std::to_string(c.task.name == "mqar" ? c.task.n_pairs : c.task.n_tokens)},
+        {"pairs", std::to_string(e.task().pairs_column())},
         {"family", c.family},
         {"model", recall_model_name(c)},
         {"width", std::to_string(tf ? c.model.d_model : c.rnn.hidden)},

@@ -1,4 +1,4 @@
-// `seqbench list [cells|cores|attention|envs]`: what the registries hold, as the Markdown
+// `seqbench list [cells|cores|attention|envs|tasks]`: what the registries hold, as the Markdown
 // tables of docs/models.md (tests/cli/list_cli_test.cpp checks the docs are current).
 #include <fmt/format.h>
 
@@ -6,8 +6,9 @@
 #include <string>
 
 #include "core/text.hpp"
+#include "data/tasks.hpp"
 #include "nn/attention/attention.hpp"
-#include "nn/cells/registry.hpp"
+#include "nn/registry.hpp"
 #include "rl/minigrid/env.hpp"
 #include "rl/policy.hpp"
 
@@ -43,6 +44,7 @@ const Family kFamilies[] = {
     {"cores", "MiniGrid agent cores (`agent.core`)", cores_markdown},
     {"attention", "Attention kinds (`attention.kind`, `model.attention`)", nn::attention_markdown},
     {"envs", "MiniGrid environments (`env.name`)", rl::envs_markdown},
+    {"tasks", "Synthetic tasks (`task.name`)", data::tasks_markdown},
 };
 
 }  // namespace

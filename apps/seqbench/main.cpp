@@ -57,7 +57,7 @@ const Entry kCommands[] = {
     {"compare", seqbench::apps::compare_main,
      "one row per model from a runs.csv: `compare results/copy/runs.csv`"},
     {"list", seqbench::apps::list_main,
-     "the registered cells, agent cores, attention kinds and environments: `list [cells]` "
+     "the registered cells, agent cores, attention kinds, environments and tasks: `list [cells]` "
      "(docs/models.md)"},
     {"sweep", seqbench::apps::sweep_main,
      "seeds x grid from a sweep file, here (--jobs N) or on Slurm: `sweep SPEC`, "

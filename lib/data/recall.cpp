@@ -12,6 +12,30 @@
 #include "core/check.hpp"
 
 namespace seqbench::data {
+
+// Per-generate() scratch, so that generate() stays const and thread-compatible.
+struct RecallScratch {
+  std::vector<uint8_t> seen;                     // Floyd's membership bitmap, kept all 0
+  std::vector<int64_t> pick, keys, sorted_keys;  // draws
+  std::vector<std::pair<double, int64_t>> gap_key;
+};
+
+// How a recall task checks its config, draws its sequences and what it scores (its
+// registry entry points here).
+struct RecallTaskOps {
+  void (*check)(const RecallTaskConfig& cfg);  // rules across its keys, beyond each field's own
+  int64_t (*scored)(const RecallTaskConfig& cfg);  // scored positions per sequence
+  double (*chance)(const RecallTaskConfig& cfg);   // accuracy of a uniform guess
+  int64_t RecallTaskConfig::*pairs_key;            // runs.csv's "pairs" column
+  // The largest [0, n) that Floyd's algorithm draws from (0: none).
+  int64_t (*draw_range)(const RecallTaskConfig& cfg);
+  // A table computed once per task and read by every sequence (mqar: gap weights), or null.
+  std::vector<double> (*table)(const RecallTaskConfig& cfg);
+  // One sequence (ids, targets, mask of length seq_len; targets 0 and mask 0 on entry).
+  void (*sequence)(const RecallTaskConfig& cfg, const std::vector<double>& table, core::Rng& rng,
+                   RecallScratch& s, int32_t* ids, int32_t* targets, float* mask);
+};
+
 namespace {
 
 // Config mistakes are usage errors (exit code 2), one line with a hint.
@@ -19,13 +43,6 @@ template <class... Args>
 [[noreturn]] void fail(fmt::format_string<Args...> f, Args&&... args) {
   throw core::UsageError(fmt::format(f, std::forward<Args>(args)...));
 }
-
-// Per-generate() scratch, so that generate() stays const and thread-compatible.
-struct Scratch {
-  std::vector<uint8_t> seen;                     // Floyd's membership bitmap, kept all 0
-  std::vector<int64_t> pick, keys, sorted_keys;  // draws
-  std::vector<std::pair<double, int64_t>> gap_key;
-};
 
 // k distinct integers from [0, n) by Floyd's algorithm: a uniform k-subset, in the order
 // Floyd produces (the callers shuffle or sort it). seen is a bitmap of at least n zeros
@@ -62,7 +79,7 @@ void shuffle(core::Rng& rng, std::vector<int64_t>& v) {
 constexpr int64_t kBitmapMax = int64_t{1} << 24;  // larger ranges use a hash set
 
 void mqar(const RecallTaskConfig& cfg, const std::vector<double>& weight, core::Rng& rng,
-          Scratch& s, int32_t* ids, int32_t* targets, float* mask) {
+          RecallScratch& s, int32_t* ids, int32_t* targets, float* mask) {
   const int64_t V = cfg.vocab, N = cfg.seq_len, P = cfg.n_pairs, H = V / 2;
   const int64_t S = static_cast<int64_t>(weight.size());
   // Keys from {1 .. H-1}, values from {H .. V-1}: ordered draws without replacement.
@@ -110,8 +127,8 @@ void mqar(const RecallTaskConfig& cfg, const std::vector<double>& weight, core::
   }
 }
 
-void selective_copy(const RecallTaskConfig& cfg, core::Rng& rng, Scratch& s, int32_t* ids,
-                    int32_t* targets, float* mask) {
+void selective_copy(const RecallTaskConfig& cfg, const std::vector<double>&, core::Rng& rng,
+                    RecallScratch& s, int32_t* ids, int32_t* targets, float* mask) {
   const int64_t V = cfg.vocab, N = cfg.seq_len, K = cfg.n_tokens, D = N - K;
   constexpr int32_t kNoise = 0, kMarker = 1;
   floyd_subset(rng, D, K, s.seen, s.pick);
@@ -126,8 +143,8 @@ void selective_copy(const RecallTaskConfig& cfg, core::Rng& rng, Scratch& s, int
   }
 }
 
-void induction(const RecallTaskConfig& cfg, core::Rng& rng, int32_t* ids, int32_t* targets,
-               float* mask) {
+void induction(const RecallTaskConfig& cfg, const std::vector<double>&, core::Rng& rng,
+               RecallScratch&, int32_t* ids, int32_t* targets, float* mask) {
   const int64_t V = cfg.vocab, N = cfg.seq_len;
   constexpr int32_t kTrigger = 0;
   for (int64_t t = 0; t < N; ++t) ids[t] = static_cast<int32_t>(1 + rng.randint(V - 1));
@@ -138,64 +155,90 @@ void induction(const RecallTaskConfig& cfg, core::Rng& rng, int32_t* ids, int32_
   mask[N - 1] = 1.f;
 }
 
+void check_mqar(const RecallTaskConfig& cfg) {
+  const int64_t V = cfg.vocab, N = cfg.seq_len, P = cfg.n_pairs, keys = V / 2 - 1;
+  if (P > keys)
+    fail(
+        "task.n_pairs: {} pairs need {} distinct keys from [1, vocab/2), but task.vocab = {} "
+        "has {} (hint: vocab >= {}, or n_pairs <= {})",
+        P, P, V, keys, 2 * P + 2, std::max<int64_t>(keys, 0));
+  if (4 * P > N)
+    fail(
+        "task.seq_len: mqar with task.n_pairs = {} needs seq_len >= 4 n_pairs = {} (2 "
+        "tokens a pair, then at least one 2-token query slot a pair), got {} (hint: "
+        "seq_len: {}, or n_pairs <= {})",
+        P, 4 * P, N, 4 * P, N / 4);
+}
+
+void check_selective_copy(const RecallTaskConfig& cfg) {
+  const int64_t V = cfg.vocab, N = cfg.seq_len, K = cfg.n_tokens;
+  if (V < 4)
+    fail(
+        "task.vocab: selective_copy reserves 0 (noise) and 1 (copy marker) and needs at "
+        "least 2 data tokens, so vocab >= 4, got {} (hint: Mamba uses vocab 16)",
+        V);
+  if (N <= 2 * K)
+    fail(
+        "task.seq_len: selective_copy with task.n_tokens = {} needs seq_len > 2 n_tokens = "
+        "{} ({} data tokens among noise, then {} copy markers), got {} (hint: seq_len: {} "
+        "or more; Mamba copies 16 tokens in 4096)",
+        K, 2 * K, K, K, N, 2 * K + 1);
+}
+
+// The field constraints (vocab >= 3: trigger and at least two answers; seq_len >= 3:
+// trigger, answer, trigger) are all induction needs.
+void check_induction(const RecallTaskConfig&) {}
+
+std::vector<double> mqar_gap_weights(const RecallTaskConfig& cfg) {
+  const int64_t S = (cfg.seq_len - 2 * cfg.n_pairs) / 2;
+  std::vector<double> weight(static_cast<size_t>(S));
+  for (int64_t g = 0; g < S; ++g) weight[size_t(g)] = std::pow(double(g + 1), cfg.power_a - 1.0);
+  return weight;
+}
+
 }  // namespace
+
+const RecallTaskOps kMqarTask{
+    check_mqar,
+    [](const RecallTaskConfig& c) { return c.n_pairs; },
+    [](const RecallTaskConfig& c) { return 1.0 / double(c.vocab - c.vocab / 2); },
+    &RecallTaskConfig::n_pairs,
+    [](const RecallTaskConfig& c) { return std::max(c.vocab / 2 - 1, c.vocab - c.vocab / 2); },
+    mqar_gap_weights,
+    mqar};
+const RecallTaskOps kSelectiveCopyTask{
+    check_selective_copy,
+    [](const RecallTaskConfig& c) { return c.n_tokens; },
+    [](const RecallTaskConfig& c) { return 1.0 / double(c.vocab - 2); },
+    &RecallTaskConfig::n_tokens,
+    [](const RecallTaskConfig& c) { return c.seq_len - c.n_tokens; },
+    nullptr,
+    selective_copy};
+const RecallTaskOps kInductionTask{
+    check_induction,
+    [](const RecallTaskConfig&) { return int64_t{1}; },
+    [](const RecallTaskConfig& c) { return 1.0 / double(c.vocab - 1); },
+    &RecallTaskConfig::n_tokens,
+    [](const RecallTaskConfig&) { return int64_t{0}; },
+    nullptr,
+    induction};
 
 void check_rules(const RecallTaskConfig& cfg) {
   config::check(cfg, "task");
-  const int64_t V = cfg.vocab, N = cfg.seq_len;
-  if (cfg.name == "mqar") {
-    const int64_t P = cfg.n_pairs, keys = V / 2 - 1;
-    if (P > keys)
-      fail(
-          "task.n_pairs: {} pairs need {} distinct keys from [1, vocab/2), but task.vocab = {} "
-          "has {} (hint: vocab >= {}, or n_pairs <= {})",
-          P, P, V, keys, 2 * P + 2, std::max<int64_t>(keys, 0));
-    if (4 * P > N)
-      fail(
-          "task.seq_len: mqar with task.n_pairs = {} needs seq_len >= 4 n_pairs = {} (2 "
-          "tokens a pair, then at least one 2-token query slot a pair), got {} (hint: "
-          "seq_len: {}, or n_pairs <= {})",
-          P, 4 * P, N, 4 * P, N / 4);
-  } else if (cfg.name == "selective_copy") {
-    const int64_t K = cfg.n_tokens;
-    if (V < 4)
-      fail(
-          "task.vocab: selective_copy reserves 0 (noise) and 1 (copy marker) and needs at "
-          "least 2 data tokens, so vocab >= 4, got {} (hint: Mamba uses vocab 16)",
-          V);
-    if (N <= 2 * K)
-      fail(
-          "task.seq_len: selective_copy with task.n_tokens = {} needs seq_len > 2 n_tokens = "
-          "{} ({} data tokens among noise, then {} copy markers), got {} (hint: seq_len: {} "
-          "or more; Mamba copies 16 tokens in 4096)",
-          K, 2 * K, K, K, N, 2 * K + 1);
-  }
-  // induction: the field constraints (vocab >= 3: trigger and at least two answers;
-  // seq_len >= 3: trigger, answer, trigger) are all it needs.
+  find_task(cfg.name, TaskFamily::kRecall).recall->check(cfg);
 }
 
 RecallTask::RecallTask(const RecallTaskConfig& cfg) : cfg_(cfg) {
   check_rules(cfg_);
-  if (cfg_.name == "mqar") {
-    const int64_t S = (cfg_.seq_len - 2 * cfg_.n_pairs) / 2;
-    gap_weight_.resize(size_t(S));
-    for (int64_t g = 0; g < S; ++g)
-      gap_weight_[size_t(g)] = std::pow(double(g + 1), cfg_.power_a - 1.0);
-  }
+  entry_ = &find_task(cfg_.name, TaskFamily::kRecall);
+  if (entry_->recall->table) table_ = entry_->recall->table(cfg_);
 }
 
-int64_t RecallTask::scored_per_sequence() const {
-  if (cfg_.name == "mqar") return cfg_.n_pairs;
-  if (cfg_.name == "selective_copy") return cfg_.n_tokens;
-  return 1;
-}
+int64_t RecallTask::scored_per_sequence() const { return entry_->recall->scored(cfg_); }
 
-double RecallTask::chance_accuracy() const {
-  const int64_t V = cfg_.vocab;
-  if (cfg_.name == "mqar") return 1.0 / double(V - V / 2);
-  if (cfg_.name == "selective_copy") return 1.0 / double(V - 2);
-  return 1.0 / double(V - 1);
-}
+double RecallTask::chance_accuracy() const { return entry_->recall->chance(cfg_); }
+
+int64_t RecallTask::pairs_column() const { return cfg_.*(entry_->recall->pairs_key); }
 
 void RecallTask::generate(core::Rng& rng, int64_t B, RecallBatch& out) const {
   SB_CHECK(B >= 0, "recall task: batch size {} is negative", B);
@@ -207,23 +250,13 @@ void RecallTask::generate(core::Rng& rng, int64_t B, RecallBatch& out) const {
   out.targets.assign(size, 0);
   out.mask.assign(size, 0.f);
 
-  Scratch s;
-  int64_t range = 0;  // the largest [0, n) that Floyd's algorithm draws from
-  if (cfg_.name == "mqar") range = std::max(cfg_.vocab / 2 - 1, cfg_.vocab - cfg_.vocab / 2);
-  if (cfg_.name == "selective_copy") range = N - cfg_.n_tokens;
+  const RecallTaskOps& task = *entry_->recall;
+  RecallScratch s;
+  const int64_t range = task.draw_range(cfg_);
   if (range <= kBitmapMax) s.seen.assign(size_t(range), 0);
-
-  for (int64_t b = 0; b < B; ++b) {
-    int32_t* ids = out.ids.data() + b * N;
-    int32_t* targets = out.targets.data() + b * N;
-    float* mask = out.mask.data() + b * N;
-    if (cfg_.name == "mqar")
-      mqar(cfg_, gap_weight_, rng, s, ids, targets, mask);
-    else if (cfg_.name == "selective_copy")
-      selective_copy(cfg_, rng, s, ids, targets, mask);
-    else
-      induction(cfg_, rng, ids, targets, mask);
-  }
+  for (int64_t b = 0; b < B; ++b)
+    task.sequence(cfg_, table_, rng, s, out.ids.data() + b * N, out.targets.data() + b * N,
+                  out.mask.data() + b * N);
 }
 
 }  // namespace seqbench::data

@@ -1,4 +1,5 @@
-// Associative-recall tasks (no data files): MQAR, selective copying, induction heads.
+// Associative-recall tasks (no data files): MQAR, selective copying, induction heads, each
+// an entry of the task registry (tasks.hpp).
 // Token ids, batch-major (row b*N + t), next-token prediction: at position t the model
 // has read ids[0..t] and predicts targets[t]. Only positions with mask 1 are scored (loss
 // and accuracy); elsewhere target and mask are 0. V = vocab, N = seq_len, ids in [0, V).
@@ -64,6 +65,7 @@
 
 #include "config/field.hpp"
 #include "core/rng.hpp"
+#include "data/tasks.hpp"
 
 namespace seqbench::data {
 
@@ -78,8 +80,8 @@ struct RecallTaskConfig {
 
   template <class V>
   void visit(V& v) {
-    v("name", name, "task: mqar | selective_copy | induction",
-      config::one_of({"mqar", "selective_copy", "induction"}));
+    v("name", name, task_name_doc(TaskFamily::kRecall),
+      config::one_of(task_names(TaskFamily::kRecall)));
     v("vocab", vocab, "vocabulary size, reserved ids included (all ids < vocab)",
       config::range(3, 2147483647).because("token ids are int32"));
     v("seq_len", seq_len, "input length N (induction: any N >= 3, e.g. to test extrapolation)",
@@ -111,11 +113,15 @@ class RecallTask {
  public:
   explicit RecallTask(const RecallTaskConfig& cfg);  // check_rules(cfg) first
 
+  const TaskEntry& entry() const { return *entry_; }
   int64_t length() const { return cfg_.seq_len; }
   int64_t vocab() const { return cfg_.vocab; }
   int64_t scored_per_sequence() const;
   // Accuracy of guessing uniformly among the tokens a scored position can hold.
   double chance_accuracy() const;
+  // The size of the task in runs.csv's "pairs" column: mqar's n_pairs, else n_tokens (the
+  // column has always held it for induction too; reports ignore it there).
+  int64_t pairs_column() const;
   const RecallTaskConfig& config() const { return cfg_; }
 
   // Fills out with B fresh sequences drawn from rng (buffers reused). const and free of
@@ -124,7 +130,8 @@ class RecallTask {
 
  private:
   RecallTaskConfig cfg_;
-  std::vector<double> gap_weight_;  // mqar: (g+1)^(power_a-1), g = 0 .. S-1
+  const TaskEntry* entry_;
+  std::vector<double> table_;  // the task's precomputed table (mqar: its gap weights)
 };
 
 }  // namespace seqbench::data

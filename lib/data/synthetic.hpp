@@ -1,4 +1,5 @@
-// Synthetic long-memory tasks (no data files): copy and adding.
+// Synthetic long-memory tasks (no data files) of the copy experiment: copy, denoise and
+// adding, each an entry of the task registry (tasks.hpp).
 //
 // copy (Kerg et al. 2020, after Hochreiter & Schmidhuber 1997; Arjovsky et al. 2016):
 //   L = T + 2K steps with K = copy_len symbols drawn uniformly from {1..n}:
@@ -27,6 +28,7 @@
 #include "config/field.hpp"
 #include "core/rng.hpp"
 #include "core/tensor.hpp"
+#include "data/tasks.hpp"
 
 namespace seqbench::data {
 
@@ -38,8 +40,8 @@ struct TaskConfig {
 
   template <class V>
   void visit(V& v) {
-    v("name", name, "task: copy | denoise | adding",
-      config::one_of({"copy", "denoise", "adding"}));
+    v("name", name, task_name_doc(TaskFamily::kCopy),
+      config::one_of(task_names(TaskFamily::kCopy)));
     v("T", T, "copy: delay between the symbols and the delimiter; adding: sequence length",
       config::range(2, 10'000'000));
     v("n_symbols", n_symbols, "copy: alphabet size (symbols 1..n)", config::range(1, 65536));
@@ -60,9 +62,13 @@ struct SeqBatch {
 
 class SyntheticTask {
  public:
+  // Throws core::UsageError naming the copy experiment's tasks when cfg.name is not one.
   explicit SyntheticTask(const TaskConfig& cfg);
 
-  bool classification() const { return cfg_.name != "adding"; }
+  const TaskEntry& entry() const { return *entry_; }
+  // Classes at every step, scored by accuracy (copy, denoise), or one regression target
+  // read at the last step, scored by squared error (adding).
+  bool classification() const { return entry_->metric == TaskMetric::kAccuracy; }
   int64_t length() const;        // L
   int64_t input_size() const;    // I
   int64_t output_size() const;   // classes (copy) or D = 1 (adding)
@@ -77,7 +83,9 @@ class SyntheticTask {
 
  private:
   TaskConfig cfg_;
+  const TaskEntry* entry_;
   mutable std::vector<int64_t> positions_;  // denoise: scratch for drawing positions
 };
+
 
 }  // namespace seqbench::data

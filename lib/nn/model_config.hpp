@@ -10,14 +10,14 @@
 
 namespace seqbench::nn {
 
-// From the cell registry (nn/cells/registry.hpp): the names model.cell accepts, and its doc.
+// From the cell registry (nn/registry.hpp): the names model.cell accepts, and its doc.
 const std::vector<std::string>& sequence_cell_names();
 const std::string& cell_key_doc();
 // model.mixer's doc: the options of the sequence mixers, named from the registry.
 const std::string& mixer_key_doc();
 
 struct ModelConfig {
-  std::string cell = "lstm";     // a cell of nn/cells/registry.cpp
+  std::string cell = "lstm";     // a cell of nn/registry.cpp
   int64_t hidden = 128;          // H
   std::string backend = "ours";  // ours: our cell + Recurrent driver; onednn: oneDNN's LSTM primitive
   double forget_bias = 0.0;      // added to the forget gate's bias at init

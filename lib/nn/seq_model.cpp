@@ -6,7 +6,7 @@
 
 #include "core/check.hpp"
 #include "core/text.hpp"
-#include "nn/cells/registry.hpp"
+#include "nn/registry.hpp"
 
 namespace seqbench::nn {
 

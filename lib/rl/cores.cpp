@@ -10,10 +10,10 @@
 #include "core/buffer.hpp"
 #include "core/check.hpp"
 #include "core/text.hpp"
-#include "nn/recurrent/attentive.hpp"
 #include "nn/cells/lstm.hpp"
 #include "nn/cells/momentum.hpp"
-#include "nn/cells/registry.hpp"
+#include "nn/recurrent/attentive.hpp"
+#include "nn/registry.hpp"
 
 namespace seqbench::rl {
 
@@ -410,7 +410,7 @@ std::unique_ptr<CoreT<T>> make_core(const AgentConfig& cfg, core::ParamStoreT<T>
       break;
   }
   throw core::Error(fmt::format("agent.core: the cell registry marks '{}' usable by the agent "
-                                "without saying how (fix nn/cells/registry.cpp)",
+                                "without saying how (fix nn/registry.cpp)",
                                 cfg.core));
 }
 

@@ -48,7 +48,7 @@
 namespace seqbench::rl {
 
 // The agent's cores: kNoCore (h = x, no memory) and every cell the cell registry
-// (nn/cells/registry.hpp) marks usable by an agent.
+// (nn/registry.hpp) marks usable by an agent.
 inline constexpr const char* kNoCore = "none";
 const std::vector<std::string>& agent_core_names();
 const std::string& agent_core_doc();

@@ -11,7 +11,7 @@
 
 #include "core/check.hpp"
 #include "core/memory.hpp"
-#include "nn/cells/registry.hpp"
+#include "nn/registry.hpp"
 #include "optim/optimizer.hpp"
 
 namespace seqbench::train {
@@ -66,7 +66,7 @@ std::vector<std::string> MemoryEstimate::driving_keys() const {
 
 // ---- recurrent models
 
-// Each cell's own formulas, through the cell registry (nn/cells/footprint.cpp).
+// Each cell's own formulas, through the cell registry (nn/footprint.cpp).
 int64_t recurrent_params(const nn::ModelConfig& m, int64_t input) {
   return nn::find_cell(m.cell).footprint->params(m, input);
 }

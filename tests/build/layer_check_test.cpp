@@ -14,15 +14,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The rules lib/CMakeLists.txt declares ("core=;backend=core;...").
-std::string real_rules() {
-  std::string r = SEQBENCH_LAYER_RULES;
+// The rules lib/CMakeLists.txt declares ("core=;backend=core;..."), CMake lists passed
+// with '|' for ';'.
+std::string unbar(std::string r) {
   std::replace(r.begin(), r.end(), '|', ';');
   return r;
 }
+std::string real_rules() { return unbar(SEQBENCH_LAYER_RULES); }
+// lib/nn's parts ("nn=;nn/cells=nn;...") and the files directly in lib/nn that form nn/top.
+std::string real_parts() { return unbar(SEQBENCH_PART_RULES); }
+const std::string kRealPartFiles = SEQBENCH_PART_FILES;
 
-clitest::Result check(const std::string& root, const std::string& rules) {
+clitest::Result check(const std::string& root, const std::string& rules,
+                      const std::string& parts = "", const std::string& part_files = "") {
   return clitest::run(std::string(SEQBENCH_CMAKE) + " -DROOT=" + root + " \"-DRULES=" + rules +
+                          "\" \"-DPARTS=" + parts + "\" \"-DPART_FILES=" + part_files +
                           "\" -P " + SEQBENCH_SOURCE_DIR + "/cmake/check_layers.cmake",
                       root);
 }
@@ -39,8 +45,54 @@ std::string tree(const std::string& name, const std::string& file, const std::st
 
 TEST(LayerCheck, TheRealTreeFollowsItsDeclaredLayers) {
   ASSERT_NE(real_rules().find("backend=core"), std::string::npos) << real_rules();
-  const auto r = check(SEQBENCH_SOURCE_DIR, real_rules());
+  ASSERT_NE(real_parts().find("nn/recurrent=nn,nn/cells"), std::string::npos) << real_parts();
+  ASSERT_NE(kRealPartFiles.find("registry"), std::string::npos) << kRealPartFiles;
+  const auto r = check(SEQBENCH_SOURCE_DIR, real_rules(), real_parts(), kRealPartFiles);
   EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// Inside lib/nn, under the real rules: a step kernel that reaches up to the layers that
+// run it, or to the registry that assembles them, is a back-arrow; the building blocks
+// directly in lib/nn are below every part.
+TEST(LayerCheck, ACellIncludingARecurrentLayerOrTheRegistryFails) {
+  const std::string root =
+      tree("layer_nn_parts", "nn/cells/lstm.cpp",
+           "#include \"nn/linear.hpp\"\n#include \"nn/recurrent/recurrent.hpp\"\n"
+           "#include \"nn/registry.hpp\"\n#include \"nn/cells/lstm_gates.hpp\"\n");
+  const auto r = check(root, real_rules(), real_parts(), kRealPartFiles);
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("lib/nn/cells/lstm.cpp:2: nn/cells includes nn/recurrent/recurrent.hpp "
+                       "(part nn/recurrent), but nn/cells may use only: nn"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("lib/nn/cells/lstm.cpp:3: nn/cells includes nn/registry.hpp (part "
+                       "nn/top)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("lstm.cpp:1"), std::string::npos) << "nn/linear.hpp is below: " << r.err;
+  EXPECT_EQ(r.err.find("lstm.cpp:4"), std::string::npos) << "its own part: " << r.err;
+  // The same includes from the registry are what it is for.
+  const std::string ok = tree("layer_nn_top", "nn/registry.cpp",
+                              "#include \"nn/recurrent/recurrent.hpp\"\n"
+                              "#include \"nn/cells/lstm.hpp\"\n#include \"nn/linear.hpp\"\n");
+  const auto r_ok = check(ok, real_rules(), real_parts(), kRealPartFiles);
+  EXPECT_EQ(r_ok.code, 0) << r_ok.err;
+}
+
+TEST(LayerCheck, ABuildingBlockIncludingAPartOrAnUndeclaredSubfolderFails) {
+  const std::string root = tree("layer_nn_block", "nn/linear.cpp",
+                                "#include \"nn/linear.hpp\"\n#include \"nn/mixers/mixer.hpp\"\n");
+  fs::create_directories(root + "/lib/nn/extra");
+  clitest::write(root + "/lib/nn/extra/x.cpp", "#include \"nn/linear.hpp\"\n");
+  const auto r = check(root, real_rules(), real_parts(), kRealPartFiles);
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("lib/nn/linear.cpp:2: nn includes nn/mixers/mixer.hpp (part nn/mixers), "
+                       "but nn may use only: nothing"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("lib/nn/extra/x.cpp: lib/nn/extra/ is not one of the parts of lib/nn"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(LayerCheck, AModelFileIncludingOneDnnOrBlasFailsTheBuild) {

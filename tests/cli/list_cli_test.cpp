@@ -36,6 +36,10 @@ TEST(ListCli, OneFamilyOrAClearError) {
   ASSERT_EQ(cells.code, 0) << cells.err;
   EXPECT_NE(cells.out.find("| `rel_lstm` |"), std::string::npos) << cells.out;
   EXPECT_EQ(cells.out.find("## Attention kinds"), std::string::npos);
+  const auto tasks = run(kFront + " list tasks", dir);
+  ASSERT_EQ(tasks.code, 0) << tasks.err;
+  EXPECT_NE(tasks.out.find("| `selective_copy` | recall |"), std::string::npos) << tasks.out;
+  EXPECT_EQ(tasks.out.find("| `lstm` |"), std::string::npos) << tasks.out;
   const auto bad = run(kFront + " list cels", dir);
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("unknown family 'cels' (did you mean 'cells'?"), std::string::npos)

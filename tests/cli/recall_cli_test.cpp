@@ -8,7 +8,7 @@
 
 #include "apps/recall/recall_experiment.hpp"
 #include "cli/cli_util.hpp"
-#include "nn/cells/registry.hpp"
+#include "nn/registry.hpp"
 #include "report/csv.hpp"
 
 using namespace seqbench;

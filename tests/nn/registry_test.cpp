@@ -13,7 +13,7 @@
 #include "core/check.hpp"
 #include "core/param_store.hpp"
 #include "nn/attention/attention.hpp"
-#include "nn/cells/registry.hpp"
+#include "nn/registry.hpp"
 #include "nn/seq_model.hpp"
 #include "rl/minigrid/env.hpp"
 #include "rl/policy.hpp"

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "gradcheck.hpp"
+#include "nn/attention/transformer.hpp"
 #include "nn/attention_inputs.hpp"
 #include "nn/loss.hpp"
-#include "nn/attention/transformer.hpp"
-#include "nn/cells/registry.hpp"
+#include "nn/registry.hpp"
 #include "nn/tiny_lm.hpp"
 #include "test_util.hpp"
 

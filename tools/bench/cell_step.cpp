@@ -29,7 +29,7 @@
 #include "data/synthetic.hpp"
 #include "nn/loss.hpp"
 #include "nn/model_config.hpp"
-#include "nn/cells/registry.hpp"
+#include "nn/registry.hpp"
 #include "nn/seq_model.hpp"
 #include "optim/optimizer.hpp"
 #include "train/trainer.hpp"

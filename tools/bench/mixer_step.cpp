@@ -4,7 +4,7 @@
 //   zero grads -> forward of x (B, N, E) from the zero state -> loss = sum(w ⊙ y) with a
 //   fixed random w (B, N, E) -> backward (dy = w: dx and every parameter gradient) ->
 //   Adam (lr 1e-3, PyTorch's defaults; no clipping).
-// The mixer is built from its registry line (nn/cells/registry.cpp), input = output = E,
+// The mixer is built from its registry line (nn/registry.cpp), input = output = E,
 // with model.mixer's defaults except --heads, --d-state and --chunk. x and w are N(0, 1),
 // drawn once: the data is not part of the step being timed.
 // Prints one machine-readable line (key=value, space separated) that run.sh parses, with
@@ -33,8 +33,8 @@
 #include "core/rng.hpp"
 #include "core/tensor.hpp"
 #include "core/threads.hpp"
-#include "nn/cells/registry.hpp"
 #include "nn/mixers/mixer.hpp"
+#include "nn/registry.hpp"
 #include "optim/optimizer.hpp"
 #include "train/trainer.hpp"
 

@@ -8,7 +8,7 @@
 #include "core/buffer.hpp"
 #include "core/check.hpp"
 #include "nn/attention/kinds.hpp"
-#include "nn/cells/registry.hpp"
+#include "nn/registry.hpp"
 
 namespace seqbench::nn {
 

@@ -9,7 +9,7 @@
 #include "core/check.hpp"
 #include "core/text.hpp"
 #include "nn/attention/transformer.hpp"
-#include "nn/cells/registry.hpp"
+#include "nn/registry.hpp"
 
 namespace seqbench::nn {
 

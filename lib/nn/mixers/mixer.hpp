@@ -5,7 +5,7 @@
 // recurrent form (step()) is what the mixer carries from one token to the next, and
 // state_size() is the number this suite plots accuracy against (docs/experiments/recall.md).
 //
-// A mixer is used two ways, from one line of the cell registry (nn/cells/registry.cpp):
+// A mixer is used two ways, from one line of the cell registry (nn/registry.cpp):
 //   - as a recurrent cell, model.cell: <name> (nn/mixers/mixer_layer.hpp adapts it to
 //     SequenceLayer), in the copy, pMNIST, char-PTB and recall experiments;
 //   - as the token mixer of a Transformer block, model.attention: <name>

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/param_store.hpp"
-#include "nn/cells/footprint.hpp"
+#include "nn/footprint.hpp"
 #include "nn/mixers/mixer.hpp"
 #include "nn/model_config.hpp"
 #include "nn/sequence_layer.hpp"

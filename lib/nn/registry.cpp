@@ -1,4 +1,4 @@
-#include "nn/cells/registry.hpp"
+#include "nn/registry.hpp"
 
 #include <fmt/format.h>
 
@@ -7,15 +7,15 @@
 
 #include "core/check.hpp"
 #include "core/text.hpp"
-#include "nn/recurrent/attentive.hpp"
 #include "nn/cells/lstm.hpp"
 #include "nn/cells/momentum.hpp"
 #include "nn/cells/rnn.hpp"
-#include "nn/recurrent/dnnl_lstm_layer.hpp"
 #include "nn/init.hpp"
+#include "nn/mixers/mixer_layer.hpp"
+#include "nn/recurrent/attentive.hpp"
+#include "nn/recurrent/dnnl_lstm_layer.hpp"
 #include "nn/recurrent/recurrent.hpp"
 #include "nn/recurrent/sab.hpp"
-#include "nn/mixers/mixer_layer.hpp"
 #include "optim/projection.hpp"
 
 namespace seqbench::nn {

@@ -1,11 +1,11 @@
-#include "nn/cells/footprint.hpp"
+#include "nn/footprint.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
 
-#include "nn/cells/registry.hpp"
 #include "nn/mixers/mixer_layer.hpp"
+#include "nn/registry.hpp"
 
 namespace seqbench::nn {
 
