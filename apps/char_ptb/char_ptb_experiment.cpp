@@ -31,15 +31,7 @@ const char* const kCharPtbDemoYaml = kCharPtbDemoYamlText;
 // (alpha 0.9) without clipping, halving the lr after every validation that is not an
 // improvement.
 train::MemoryEstimate char_ptb_memory(const CharPtbConfig& c) {
-  data::CorpusConfig cc;
-  cc.format = c.data.format;
-  cc.dir = c.data.dir;
-  cc.path = c.data.path;
-  cc.level = c.data.level;
-  cc.valid_fraction = c.data.valid_fraction;
-  cc.test_fraction = c.data.test_fraction;
-  cc.min_count = c.data.min_count;
-  const train::CorpusSize corpus = train::corpus_size(cc);
+  const train::CorpusSize corpus = train::corpus_size(c.data.corpus);
   const double V = corpus.vocab, E = double(c.lm.embedding), H = double(c.model.hidden);
   const int64_t B = std::max(c.train.batch, c.data.eval_batch), L = c.lm.seq_len;
   const std::vector<std::string> size_keys{train::key("lm.seq_len", L),
@@ -60,7 +52,7 @@ train::MemoryEstimate char_ptb_memory(const CharPtbConfig& c) {
     e.add("onednn: other segment shapes (last segment, evaluation)",
           train::onednn_extra_shapes_bytes(c.model, L, B), keys);
   e.add(fmt::format("corpus token ids (~{:.3g} tokens)", corpus.tokens),
-        sizeof(int32_t) * corpus.tokens + 64 * V, {train::key("data.dir", c.data.dir)});
+        sizeof(int32_t) * corpus.tokens + 64 * V, {train::key("data.dir", c.data.corpus.dir)});
   return e;
 }
 
@@ -80,20 +72,13 @@ CharPtbConfig::CharPtbConfig() {
 
 CharPtbExperiment::CharPtbExperiment(const CharPtbConfig& cfg) : cfg_(cfg) {
   const auto& d = cfg.data;
-  if (!d.dir.empty() && !core::file_exists(d.dir))
+  const auto& dir = d.corpus.dir;
+  if (!dir.empty() && !core::file_exists(dir))
     throw core::UsageError(fmt::format(
         "data.dir: no corpus at '{}' (hint: run tools/fetch_data, see docs/data.md, or set "
         "data.dir; for one file set data.dir: \"\" and data.path)",
-        d.dir));
-  data::CorpusConfig cc;
-  cc.format = d.format;
-  cc.dir = d.dir;
-  cc.path = d.path;
-  cc.level = d.level;
-  cc.valid_fraction = d.valid_fraction;
-  cc.test_fraction = d.test_fraction;
-  cc.min_count = d.min_count;
-  corpus_ = data::load_corpus(cc);
+        dir));
+  corpus_ = data::load_corpus(d.corpus);
   V_ = corpus_.vocab.size();
   const int64_t B = cfg.train.batch, L = cfg.lm.seq_len;
   train_ = columns(corpus_.train, d.train_tokens, B);

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "apps/common/lm_data_config.hpp"
 #include "data/text_corpus.hpp"
 #include "nn/embedding.hpp"
 #include "nn/linear.hpp"
@@ -32,40 +33,13 @@
 
 namespace seqbench::apps {
 
-struct CharPtbDataConfig {
-  // Forwarded to data::load_corpus (lib/data/text_corpus.hpp).
-  std::string format = "text";  // ptb_char | ptb_word | wikitext | text
-  std::string dir = "data/brown";
-  std::string path;  // text only: one file split by the fractions below (when dir is empty)
-  std::string level = "char";
-  double valid_fraction = 0.05, test_fraction = 0.05;
-  int64_t min_count = 1;
-  // Names in tables, and caps that make small presets small.
-  std::string name = "brown";
-  bool stand_in = true;
-  int64_t train_tokens = 0;  // cap on the training stream (0 = all)
-  int64_t eval_tokens = 0;   // cap on the validation and on the test stream (0 = all)
-  int64_t eval_batch = 10;   // columns of the validation and test streams (Kerg et al.: 10)
+// The shared language-model data section, and one check of its own.
+struct CharPtbDataConfig : LmDataConfig {
   bool check_epochs = true;  // train.eval_every must be a whole number of epochs
 
   template <class V>
   void visit(V& v) {
-    v("format", format, "corpus format: text | ptb_char | ptb_word | wikitext",
-      config::one_of({"text", "ptb_char", "ptb_word", "wikitext"}));
-    v("dir", dir, "directory with the split files (train/valid/test)");
-    v("path", path, "text only: one file cut into train | valid | test (when dir is empty)");
-    v("level", level, "tokens: char | word", config::one_of({"char", "word"}));
-    v("valid_fraction", valid_fraction, "path: fraction of the file for validation",
-      config::range(0.0, 1.0));
-    v("test_fraction", test_fraction, "path: fraction of the file for test", config::range(0.0, 1.0));
-    v("min_count", min_count, "tokens seen fewer times in train become <unk>", config::at_least(1));
-    v("name", name, "data set name in tables");
-    v("stand_in", stand_in, "tables mark the data as a stand-in (else real)");
-    v("train_tokens", train_tokens, "cap on training tokens (0 = all)", config::range(0, 1e12));
-    v("eval_tokens", eval_tokens, "cap on validation and test tokens each (0 = all)",
-      config::range(0, 1e12));
-    v("eval_batch", eval_batch, "columns of the validation and test streams",
-      config::range(1, 1'000'000));
+    LmDataConfig::visit(v);
     v("check_epochs", check_epochs,
       "require train.eval_every to be a multiple of the updates per epoch");
   }

@@ -20,7 +20,7 @@ int char_ptb_main(int argc, char** argv) {
     const auto num = [](double v) { return fmt::format("{:.6g}", v); };
     train::RunIdentity id{
         {"label", label},
-        {"task", c.data.level == "char" ? "char_lm" : "word_lm"},
+        {"task", c.data.corpus.level == "char" ? "char_lm" : "word_lm"},
         {"T", std::to_string(c.lm.seq_len)},
         {"model", c.model.cell},
         {"backend", c.model.backend},

@@ -28,28 +28,25 @@ const char* const kWikitext103DemoYaml = kWikitext103DemoYamlText;
 // Defaults: the small routing preset's sizes (configs/wikitext103/routing_small.yaml);
 // the paper's settings are in configs/wikitext103/routing.yaml.
 train::MemoryEstimate wikitext103_memory(const Wikitext103Config& c) {
-  data::CorpusConfig cc;
-  cc.format = c.data.format;
-  cc.dir = c.data.dir;
-  cc.path = c.data.path;
-  cc.level = "word";
-  cc.valid_fraction = c.data.valid_fraction;
-  cc.test_fraction = c.data.test_fraction;
-  cc.min_count = c.data.min_count;
-  const train::CorpusSize corpus = train::corpus_size(cc);
+  const train::CorpusSize corpus = train::corpus_size(c.data.corpus);
   const int64_t B = std::max(c.train.batch, c.data.eval_batch), n = c.lm.seq_len;
   const int threads = c.train.threads > 0 ? c.train.threads : core::available_cores();
   train::MemoryEstimate e;
   train::add_transformer(e, c.model, c.optim, int64_t(corpus.vocab), n, B, n, threads,
                          {train::key("lm.seq_len", n), train::key("train.batch", c.train.batch),
                           train::key("data.eval_batch", c.data.eval_batch)},
-                         {train::key("data.dir", c.data.dir)});
+                         {train::key("data.dir", c.data.corpus.dir)});
   e.add(fmt::format("corpus token ids (~{:.3g} tokens)", corpus.tokens),
-        sizeof(int32_t) * corpus.tokens + 64 * corpus.vocab, {train::key("data.dir", c.data.dir)});
+        sizeof(int32_t) * corpus.tokens + 64 * corpus.vocab, {train::key("data.dir", c.data.corpus.dir)});
   return e;
 }
 
 Wikitext103Config::Wikitext103Config() {
+  data.formats = {"wikitext", "text", "ptb_word"};
+  data.level_key = false;
+  data.corpus.level = "word";
+  data.corpus.min_count = 5;  // Brown: about 14k words left
+  data.eval_batch = 8;
   model.attention = "local:2,routing:2";
   model.window = 32;
   model.clusters = 4;
@@ -67,23 +64,16 @@ Wikitext103Experiment::Wikitext103Experiment(const Wikitext103Config& cfg)
                               cfg.train, "lm.seq_len sets the context"),
       cfg_(cfg) {
   const auto& d = cfg.data;
-  if (!d.dir.empty() && !core::file_exists(d.dir))
+  const auto& dir = d.corpus.dir;
+  if (!dir.empty() && !core::file_exists(dir))
     throw core::UsageError(fmt::format(
         "data.dir: no corpus at '{}' (hint: {}, see docs/data.md; or set data.dir, or for one "
         "file data.dir: \"\" and data.path)",
-        d.dir,
-        d.format == "wikitext" ? "put wiki.train.tokens, wiki.valid.tokens and wiki.test.tokens "
+        dir,
+        d.corpus.format == "wikitext" ? "put wiki.train.tokens, wiki.valid.tokens and wiki.test.tokens "
                                  "there (Wikitext-103, fetched by hand)"
                                : "run tools/fetch_data brown for the stand-in"));
-  data::CorpusConfig cc;
-  cc.format = d.format;
-  cc.dir = d.dir;
-  cc.path = d.path;
-  cc.level = "word";
-  cc.valid_fraction = d.valid_fraction;
-  cc.test_fraction = d.test_fraction;
-  cc.min_count = d.min_count;
-  corpus_ = data::load_corpus(cc);
+  corpus_ = data::load_corpus(d.corpus);
   data_digest_ = corpus_.digest;
   const int64_t B = cfg.train.batch, L = cfg.lm.seq_len;
   train_ = columns(corpus_.train, d.train_tokens, B);

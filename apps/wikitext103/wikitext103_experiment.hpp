@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "apps/common/lm_data_config.hpp"
 #include "apps/common/transformer_lm_experiment.hpp"
 #include "data/text_corpus.hpp"
 #include "nn/attention/transformer.hpp"
@@ -28,42 +29,6 @@
 #include "train/train_config.hpp"
 
 namespace seqbench::apps {
-
-struct Wikitext103DataConfig {
-  // Forwarded to data::load_corpus (lib/data/text_corpus.hpp), always at word level.
-  std::string format = "text";  // wikitext | text | ptb_word
-  std::string dir = "data/brown";
-  std::string path;  // text only: one file cut into train | valid | test (when dir is empty)
-  double valid_fraction = 0.05, test_fraction = 0.05;
-  int64_t min_count = 5;  // rarer training words -> <unk> (Brown: about 14k words left)
-  // Names in tables, and caps that make small presets small.
-  std::string name = "brown";
-  bool stand_in = true;
-  int64_t train_tokens = 0;  // cap on the training stream (0 = all)
-  int64_t eval_tokens = 0;   // cap on the validation and on the test stream (0 = all)
-  int64_t eval_batch = 8;    // columns of the validation and test streams
-
-  template <class V>
-  void visit(V& v) {
-    v("format", format, "corpus format: wikitext (wiki.*.tokens) | text | ptb_word",
-      config::one_of({"wikitext", "text", "ptb_word"}));
-    v("dir", dir, "directory with the split files (docs/data.md)");
-    v("path", path, "text only: one file cut into train | valid | test (when dir is empty)");
-    v("valid_fraction", valid_fraction, "path: fraction of the file for validation",
-      config::range(0.0, 1.0));
-    v("test_fraction", test_fraction, "path: fraction of the file for test",
-      config::range(0.0, 1.0));
-    v("min_count", min_count, "training words seen fewer times become <unk>",
-      config::at_least(1));
-    v("name", name, "data set name in tables");
-    v("stand_in", stand_in, "tables mark the data as a stand-in (else real)");
-    v("train_tokens", train_tokens, "cap on training tokens (0 = all)", config::range(0, 1e12));
-    v("eval_tokens", eval_tokens, "cap on validation and test tokens each (0 = all)",
-      config::range(0, 1e12));
-    v("eval_batch", eval_batch, "columns of the validation and test streams",
-      config::range(1, 1'000'000));
-  }
-};
 
 struct Wikitext103LmConfig {
   int64_t seq_len = 256;  // n: tokens per sequence (the model's context)
@@ -75,7 +40,7 @@ struct Wikitext103LmConfig {
 };
 
 struct Wikitext103Config {
-  Wikitext103DataConfig data;
+  LmDataConfig data;  // words only: no data.level key (the constructor sets it up)
   Wikitext103LmConfig lm;
   nn::TransformerConfig model;  // docs/transformer.md
   optim::OptimConfig optim;

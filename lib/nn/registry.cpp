@@ -244,14 +244,19 @@ const CellEntry& find_cell(const std::string& name, unsigned use, const std::str
   throw core::UsageError(fmt::format("{}: {}", key, core::unknown_name("cell", name, cell_names(use))));
 }
 
+std::vector<std::string> use_names(unsigned uses) {
+  std::vector<std::string> out;
+  if (uses & kSequenceModel) out.push_back("model.cell");
+  if (uses & kAgent) out.push_back("agent.core");
+  if (uses & kBench) out.push_back("bench");
+  if (uses & kTransformerMixer) out.push_back("model.attention");
+  return out;
+}
+
 std::string cells_markdown() {
   std::string out = "| cell | used in | backends | what it is |\n|---|---|---|---|\n";
   for (const auto& e : cell_registry()) {
-    std::vector<std::string> uses;
-    if (e.uses & kSequenceModel) uses.push_back("model.cell");
-    if (e.uses & kAgent) uses.push_back("agent.core");
-    if (e.uses & kBench) uses.push_back("bench");
-    if (e.uses & kTransformerMixer) uses.push_back("model.attention");
+    const std::vector<std::string> uses = use_names(e.uses);
     out += fmt::format("| `{}` | {} | {} | {} |\n", e.name, core::join(uses, ", "),
                        core::join(e.backends, ", "), e.doc);
   }

@@ -73,6 +73,9 @@ const CellEntry& find_cell(const std::string& name, unsigned use = kSequenceMode
 std::vector<std::string> cell_names(unsigned use = kSequenceModel);
 // The cells that read a key (CellReads bit), for messages: "the rnn and stable_rnn cells".
 std::vector<std::string> cells_reading(unsigned reads);
+// The uses (CellUse bits) as the keys or tool that take the cell: "model.cell",
+// "agent.core", "bench", "model.attention".
+std::vector<std::string> use_names(unsigned uses);
 // The docs table: | cell | use | backends | what it is |.
 std::string cells_markdown();
 // The mixer named `name` for the Transformer's model.attention, or null when the name is

@@ -1,9 +1,5 @@
 #include "sweep/sweep.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <limits>
@@ -17,6 +13,7 @@
 
 #include "config/yaml_config.hpp"
 #include "core/check.hpp"
+#include "core/file_lock.hpp"
 #include "core/fs.hpp"
 
 namespace seqbench::sweep {
@@ -75,12 +72,11 @@ std::string id_part(const std::string& s) {
   return out;
 }
 
+// Whether a process holds the run lock at `lock` (train::RunFiles takes it exclusively):
+// a shared lock is refused only then. A run that never started has no lock file, and
+// none is created for asking.
 bool lock_held(const std::string& lock) {
-  const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-  ::close(fd);
-  return held;
+  return core::file_exists(lock) && !core::FileLock::try_lock(lock, core::FileLock::Mode::kShared);
 }
 
 // A run's summary.json as an object; an empty one when the file is missing, unreadable

@@ -3,14 +3,16 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <yaml-cpp/yaml.h>
 
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <system_error>
+
+#include <nlohmann/json.hpp>
 
 #include "core/check.hpp"
 #include "core/fs.hpp"
@@ -60,33 +62,43 @@ size_t pread_full(int fd, void* dst, size_t n, off_t offset, const std::string& 
   return got;
 }
 
-// JSON string literal. Escapes DEL and control characters too, because the header is read
-// back as YAML, which does not allow them raw. (report/ has the same helper, but train/
-// sits below report/ in the dependency order.)
-std::string json_quote(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\u{:04x}", c);
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
 struct Fd {
   int fd;
   ~Fd() { ::close(fd); }
 };
 
-}  // namespace
+// Ordered, so that meta comes back in the order it was written.
+using Json = nlohmann::ordered_json;
 
-namespace {
+// The header as JSON. A JSON object silently keeps the last of two equal keys, so a meta
+// key that appears twice is caught while parsing: the keys one level inside "meta".
+Json parse_header(const std::string& header, const std::string& path) {
+  std::set<std::string> meta_keys;
+  std::string top;  // the top-level key whose value is being read
+  const auto on_event = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    if (event != Json::parse_event_t::key) return true;
+    const auto& key = parsed.get_ref<const std::string&>();
+    if (depth == 1) top = key;
+    if (depth == 2 && top == "meta" && !meta_keys.insert(key).second)
+      fail(path, fmt::format("malformed header: meta key '{}' repeated", key));
+    return true;
+  };
+  try {
+    return Json::parse(header, on_event);
+  } catch (const Json::exception& e) {
+    // nlohmann-json's messages are one line: "[json.exception.parse_error.101] parse
+    // error at line L, column C: ..."
+    fail(path, fmt::format("malformed header: {}", e.what()));
+  }
+}
+
+// The whole number >= 0 under key, or nullopt when it is missing or something else.
+std::optional<uint64_t> whole(const Json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number_unsigned()) return std::nullopt;
+  return it->get<uint64_t>();
+}
+
 // What the header's "sha256" covers: every meta entry and every array (name, shape and
 // values), so a flipped bit anywhere in them is caught on load.
 std::string content_sha256(const Checkpoint& ck) {
@@ -109,28 +121,34 @@ std::string content_sha256(const Checkpoint& ck) {
 
 void save_checkpoint(const std::string& path, const Checkpoint& ck) {
   std::set<std::string> keys, names;
-  std::string header = "{\"meta\": {";
-  for (size_t i = 0; i < ck.meta.size(); ++i) {
-    const auto& [k, v] = ck.meta[i];
+  Json meta = Json::object();
+  for (const auto& [k, v] : ck.meta) {
     SB_CHECK(keys.insert(k).second, "saving '{}': meta key '{}' appears twice", path, k);
-    header += fmt::format("{}\n  {}: {}", i ? "," : "", json_quote(k), json_quote(v));
+    meta[k] = v;
   }
-  header += ck.meta.empty() ? "},\n\"arrays\": [" : "\n},\n\"arrays\": [";
+  Json arrays = Json::array();
   uint64_t offset = 0;
-  for (size_t i = 0; i < ck.arrays.size(); ++i) {
-    const NamedArray& a = ck.arrays[i];
+  for (const NamedArray& a : ck.arrays) {
     SB_CHECK(names.insert(a.name).second, "saving '{}': array '{}' appears twice", path, a.name);
     SB_CHECK(static_cast<int64_t>(a.data.size()) == a.shape.numel(),
              "saving '{}': array '{}' has {} values but shape {} needs {}", path, a.name,
              a.data.size(), a.shape.str(), a.shape.numel());
-    std::string shape;
-    for (int d = 0; d < a.shape.rank; ++d) shape += fmt::format("{}{}", d ? ", " : "", a.shape[d]);
-    header += fmt::format("{}\n  {{\"name\": {}, \"shape\": [{}], \"offset\": {}, \"count\": {}}}",
-                          i ? "," : "", json_quote(a.name), shape, offset, a.data.size());
+    Json shape = Json::array();
+    for (int d = 0; d < a.shape.rank; ++d) shape.push_back(a.shape[d]);
+    arrays.push_back(
+        {{"name", a.name}, {"shape", std::move(shape)}, {"offset", offset}, {"count", a.data.size()}});
     offset += a.data.size() * sizeof(float);
   }
-  header += fmt::format("{}],\n\"data_bytes\": {},\n\"sha256\": \"{}\"}}\n",
-                        ck.arrays.empty() ? "" : "\n", offset, content_sha256(ck));
+  const Json root = {{"meta", std::move(meta)},
+                     {"arrays", std::move(arrays)},
+                     {"data_bytes", offset},
+                     {"sha256", content_sha256(ck)}};
+  std::string header;
+  try {
+    header = root.dump() + "\n";
+  } catch (const Json::exception& e) {  // a string that is not UTF-8
+    throw core::Error(fmt::format("saving '{}': {}", path, e.what()));
+  }
   // Trailing spaces are JSON whitespace; they put the data section on a 64-byte boundary.
   header.append((kAlign - (kPreamble + header.size()) % kAlign) % kAlign, ' ');
   SB_CHECK(header.size() <= kMaxHeader, "saving '{}': header too large ({} bytes)", path,
@@ -184,58 +202,59 @@ Checkpoint load_checkpoint(const std::string& path) {
   uint64_t data_bytes = 0;
   std::string recorded_sha;
   std::vector<uint64_t> offsets;
-  try {
-    YAML::Node root = YAML::Load(header);
-    if (!root.IsMap() || !root["meta"].IsMap() || !root["arrays"].IsSequence() ||
-        !root["data_bytes"].IsScalar())
-      fail(path,
-           "malformed header: expected an object with \"meta\", \"arrays\" and "
-           "\"data_bytes\"");
-    for (const auto& kv : root["meta"]) {
-      const std::string key = kv.first.as<std::string>();
-      if (ck.has(key))
-        fail(path, fmt::format("malformed header: meta key '{}' repeated", key));
-      if (!kv.second.IsScalar())
-        fail(path, fmt::format("malformed header: meta '{}' is not a string", key));
-      ck.meta.emplace_back(key, kv.second.as<std::string>());
+  const Json root = parse_header(header, path);
+  const auto member = [&](const char* key) { return root.is_object() ? root.find(key) : root.end(); };
+  const auto meta = member("meta"), arrays = member("arrays"), sha = member("sha256");
+  const std::optional<uint64_t> total = root.is_object() ? whole(root, "data_bytes") : std::nullopt;
+  if (meta == root.end() || !meta->is_object() || arrays == root.end() || !arrays->is_array() ||
+      !total)
+    fail(path,
+         "malformed header: expected an object with \"meta\", \"arrays\" and \"data_bytes\"");
+  data_bytes = *total;
+  for (const auto& [key, value] : meta->items()) {
+    if (!value.is_string())
+      fail(path, fmt::format("malformed header: meta '{}' is not a string", key));
+    ck.meta.emplace_back(key, value.get<std::string>());
+  }
+  if (sha != root.end()) {
+    if (!sha->is_string()) fail(path, "malformed header: sha256 is not a string");
+    recorded_sha = sha->get<std::string>();
+  }
+  for (const Json& a : *arrays) {
+    const auto name = a.is_object() ? a.find("name") : a.end();
+    const auto shape = a.is_object() ? a.find("shape") : a.end();
+    const std::optional<uint64_t> count = a.is_object() ? whole(a, "count") : std::nullopt;
+    const std::optional<uint64_t> offset = a.is_object() ? whole(a, "offset") : std::nullopt;
+    if (name == a.end() || !name->is_string() || shape == a.end() || !shape->is_array() ||
+        !count || !offset)
+      fail(path, "malformed header: each array needs name, shape, offset and count");
+    NamedArray arr;
+    arr.name = name->get<std::string>();
+    if (ck.has_array(arr.name))
+      fail(path, fmt::format("malformed header: array '{}' repeated", arr.name));
+    if (shape->size() > 4)
+      fail(path, fmt::format("malformed header: array '{}' has rank {} (at most 4)", arr.name,
+                             shape->size()));
+    for (const Json& dim : *shape) {
+      if (!dim.is_number_integer())
+        fail(path, fmt::format("malformed header: array '{}' has a dimension {} that is not a "
+                               "whole number",
+                               arr.name, dim.dump()));
+      if (dim.is_number_unsigned() ? dim.get<uint64_t>() > uint64_t(INT64_MAX) : dim.get<int64_t>() < 0)
+        fail(path,
+             fmt::format("malformed header: array '{}' has a negative dimension", arr.name));
+      arr.shape.d[arr.shape.rank++] = dim.get<int64_t>();
     }
-    data_bytes = root["data_bytes"].as<uint64_t>();
-    if (root["sha256"]) recorded_sha = root["sha256"].as<std::string>();
-    for (const auto& a : root["arrays"]) {
-      if (!a.IsMap() || !a["name"].IsScalar() || !a["shape"].IsSequence() ||
-          !a["offset"].IsScalar() || !a["count"].IsScalar())
-        fail(path, "malformed header: each array needs name, shape, offset and count");
-      NamedArray arr;
-      arr.name = a["name"].as<std::string>();
-      if (ck.has_array(arr.name))
-        fail(path, fmt::format("malformed header: array '{}' repeated", arr.name));
-      const YAML::Node shape = a["shape"];
-      if (shape.size() > 4)
-        fail(path, fmt::format("malformed header: array '{}' has rank {} (at most 4)", arr.name,
-                               shape.size()));
-      for (const auto& dim : shape) {
-        const int64_t d = dim.as<int64_t>();
-        if (d < 0)
-          fail(path,
-               fmt::format("malformed header: array '{}' has a negative dimension", arr.name));
-        arr.shape.d[arr.shape.rank++] = d;
-      }
-      const uint64_t count = a["count"].as<uint64_t>();
-      const uint64_t offset = a["offset"].as<uint64_t>();
-      if (static_cast<int64_t>(count) != arr.shape.numel())
-        fail(path, fmt::format("malformed header: array '{}' has count {} but shape {}", arr.name,
-                               count, arr.shape.str()));
-      if (offset % sizeof(float) != 0 || offset > data_bytes ||
-          count > (data_bytes - offset) / sizeof(float))
-        fail(path, fmt::format("malformed header: array '{}' (offset {}, {} values) lies outside "
-                               "the {} data bytes",
-                               arr.name, offset, count, data_bytes));
-      offsets.push_back(offset);
-      ck.arrays.push_back(std::move(arr));
-    }
-  } catch (const YAML::Exception& e) {
-    // yaml-cpp's messages are one line: "yaml-cpp: error at line L, column C: ..."
-    fail(path, fmt::format("malformed header: {}", e.what()));
+    if (static_cast<int64_t>(*count) != arr.shape.numel())
+      fail(path, fmt::format("malformed header: array '{}' has count {} but shape {}", arr.name,
+                             *count, arr.shape.str()));
+    if (*offset % sizeof(float) != 0 || *offset > data_bytes ||
+        *count > (data_bytes - *offset) / sizeof(float))
+      fail(path, fmt::format("malformed header: array '{}' (offset {}, {} values) lies outside "
+                             "the {} data bytes",
+                             arr.name, *offset, *count, data_bytes));
+    offsets.push_back(*offset);
+    ck.arrays.push_back(std::move(arr));
   }
 
   const uint64_t data_start = kPreamble + header_len;

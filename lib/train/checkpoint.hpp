@@ -10,11 +10,12 @@
 // header: {"meta": {"key": "value", ...},
 //          "arrays": [{"name": "...", "shape": [..], "offset": <bytes from the start of
 //                      the data section>, "count": n}, ...],
-//          "data_bytes": total}
-// Meta values are strings so 64-bit integers (RNG state words, step counters) survive
+//          "data_bytes": total, "sha256": "<hex digest of the contents>"}
+// Meta values are UTF-8 strings so 64-bit integers (RNG state words, step counters) survive
 // readers that parse JSON numbers as doubles; core/state.hpp fixes how each kind of value
-// is written as text. The header is parsed back with yaml-cpp (JSON is valid YAML flow
-// syntax), so no JSON library is needed.
+// is written as text. The header is written and read with nlohmann-json (one line,
+// keys in this order); checkpoints of older builds, whose header spread over several
+// lines, read the same.
 #pragma once
 
 #include <string>

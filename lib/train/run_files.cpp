@@ -1,12 +1,8 @@
 #include "train/run_files.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <iterator>
 #include <map>
 #include <set>
@@ -14,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/check.hpp"
+#include "core/text.hpp"
 #include "report/run_configs.hpp"
 
 namespace seqbench::train {
@@ -105,35 +102,17 @@ void RunFiles::continue_after(int64_t step) {
   open_csv(true);  // the files were replaced: append to the new ones
 }
 
-RunFiles::Fd::~Fd() {
-  if (fd >= 0) ::close(fd);
-}
-
 void RunFiles::lock_directory() {
   const std::string lock = path(".lock");
-  lock_.fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_.fd < 0)
-    throw core::Error(fmt::format("cannot open '{}': {}", lock, std::strerror(errno)));
-  if (::flock(lock_.fd, LOCK_EX | LOCK_NB) != 0) {
-    const int err = errno;
-    char buf[32] = {};
-    const ssize_t n = ::pread(lock_.fd, buf, sizeof buf - 1, 0);
-    const std::string holder = n > 0 ? std::string(buf, size_t(n)) : std::string("?");
-    ::close(lock_.fd);
-    lock_.fd = -1;
-    if (err == EWOULDBLOCK)
-      throw core::UsageError(fmt::format(
-          "run directory '{}' is in use by another seqbench process (pid {}) (hint: wait for "
-          "it to finish, or choose another --run-id)",
-          dir_, holder));
-    throw core::Error(fmt::format("cannot lock '{}': {}", lock, std::strerror(err)));
+  lock_ = core::FileLock::try_lock(lock);
+  if (!lock_) {
+    const std::string holder = core::trim(core::FileLock::read_note(lock));
+    throw core::UsageError(fmt::format(
+        "run directory '{}' is in use by another seqbench process (pid {}) (hint: wait for "
+        "it to finish, or choose another --run-id)",
+        dir_, holder.empty() ? "?" : holder));
   }
-  // The holder's pid, for the message above (best effort).
-  const std::string pid = std::to_string(::getpid());
-  if (::ftruncate(lock_.fd, 0) == 0) {
-    const ssize_t written = ::pwrite(lock_.fd, pid.data(), pid.size(), 0);
-    (void)written;
-  }
+  lock_->write_note(std::to_string(::getpid()));  // the holder, for the message above
 }
 
 void RunFiles::write_config(const std::string& yaml) {

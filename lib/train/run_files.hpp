@@ -10,9 +10,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/file_lock.hpp"
 #include "core/fs.hpp"
 #include "report/csv.hpp"
 
@@ -40,8 +42,9 @@ class RunFiles {
   // metrics.csv and gradnorm.csv with a step after `step` (written after the checkpoint,
   // before a crash) so the resumed run does not repeat them.
   void continue_after(int64_t step);
-  // Holds an exclusive lock on the directory (flock on <dir>/.lock) from construction
-  // to destruction: a second process with the same run id fails with a UsageError.
+  // Holds an exclusive lock on the directory (<dir>/.lock, core::FileLock) from
+  // construction to destruction: a second process with the same run id fails with a
+  // UsageError naming the holder's pid.
 
   const std::string& dir() const { return dir_; }
   const std::string& experiment_dir() const { return exp_dir_; }
@@ -65,18 +68,10 @@ class RunFiles {
   void lock_directory();
   void open_csv(bool append);
 
-  // The lock's descriptor, closed (and so released) with the object, also when the
-  // constructor throws after taking it.
-  struct Fd {
-    int fd = -1;
-    Fd() = default;
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    ~Fd();
-  };
-
   std::string exp_dir_, dir_, run_id_, metric_;
-  Fd lock_;
+  // Released with the object, also when the constructor throws after taking it; declared
+  // before the files so that it is released after they are closed.
+  std::optional<core::FileLock> lock_;
   std::unique_ptr<report::CsvWriter> metrics_, gradnorm_;
   std::unique_ptr<core::AppendFile> log_;
 };

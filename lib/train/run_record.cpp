@@ -1,16 +1,11 @@
 #include "train/run_record.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "core/file_lock.hpp"
 #include "core/fs.hpp"
 #include "core/threads.hpp"
 #include "report/csv.hpp"
@@ -108,34 +103,24 @@ void write_run_outputs(const RunFiles& files, const RunIdentity& record, const S
   // earlier row. Runs of one experiment write runs.csv one at a time (the lock), so a
   // rewrite never loses another run's row.
   const std::string path = files.experiment_dir() + "/runs.csv";
-  const std::string lock = path + ".lock";
-  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw core::Error(fmt::format("cannot open '{}': {}", lock, std::strerror(errno)));
-  while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
-  }
-  try {
-    if (core::file_exists(path)) {
-      const report::CsvTable old = report::read_csv(path);
-      if (old.has("run_id")) {
-        const size_t c = size_t(old.col("run_id"));
-        std::string kept = report::csv_line(old.columns);
-        bool dropped = false;
-        for (const auto& row : old.rows) {
-          if (row.size() > c && row[c] == files.run_id())
-            dropped = true;
-          else
-            kept += report::csv_line(row);
-        }
-        if (dropped) core::write_file_atomic(path, kept);
+  const core::FileLock lock(path + ".lock");
+  if (core::file_exists(path)) {
+    const report::CsvTable old = report::read_csv(path);
+    if (old.has("run_id")) {
+      const size_t c = size_t(old.col("run_id"));
+      std::string kept = report::csv_line(old.columns);
+      bool dropped = false;
+      for (const auto& row : old.rows) {
+        if (row.size() > c && row[c] == files.run_id())
+          dropped = true;
+        else
+          kept += report::csv_line(row);
       }
+      if (dropped) core::write_file_atomic(path, kept);
     }
-    report::CsvWriter runs(path, cols, report::CsvWriter::Mode::Append);
-    runs.row(cells);
-  } catch (...) {
-    ::close(fd);
-    throw;
   }
-  ::close(fd);
+  report::CsvWriter runs(path, cols, report::CsvWriter::Mode::Append);
+  runs.row(cells);
 }
 
 std::string summary_table(const RunIdentity& record) {

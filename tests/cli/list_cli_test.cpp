@@ -2,9 +2,17 @@
 // output, so the docs cannot fall behind a registry.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_util.hpp"
+#include "nn/attention/attention.hpp"
+#include "nn/registry.hpp"
+#include "rl/minigrid/env.hpp"
+#include "rl/policy.hpp"
 
 using namespace seqbench;
 using clitest::run;
@@ -44,4 +52,53 @@ TEST(ListCli, OneFamilyOrAClearError) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("unknown family 'cels' (did you mean 'cells'?"), std::string::npos)
       << bad.err;
+}
+
+namespace {
+// The names under `family` in `seqbench list --format json` output, in order.
+std::vector<std::string> names_in(const nlohmann::json& j, const std::string& family) {
+  std::vector<std::string> out;
+  for (const auto& e : j.at(family)) out.push_back(e.at("name").get<std::string>());
+  return out;
+}
+}  // namespace
+
+TEST(ListCli, JsonHoldsEveryRegisteredName) {
+  const std::string dir = clitest::fresh_dir("list_json");
+  const auto r = run(kFront + " list --format json", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);  // throws (fails the test) if it is not JSON
+  std::vector<std::string> cells;
+  for (const auto& c : nn::cell_registry()) cells.push_back(c.name);
+  EXPECT_EQ(names_in(j, "cells"), cells);
+  EXPECT_EQ(names_in(j, "mixers"), nn::mixer_names());
+  EXPECT_EQ(names_in(j, "attention"), nn::attention_kind_names());
+  EXPECT_EQ(names_in(j, "cores"), rl::agent_core_names());
+  EXPECT_EQ(names_in(j, "envs"), rl::env_names());
+  ASSERT_FALSE(nn::mixer_names().empty());
+  // A cell says where it can be used: what the bench scripts filter on.
+  ASSERT_EQ(j.at("cells").size(), nn::cell_registry().size());
+  for (size_t i = 0; i < nn::cell_registry().size(); ++i) {
+    const auto& c = j.at("cells")[i];
+    const nn::CellEntry& entry = nn::cell_registry()[i];
+    const auto uses = c.at("uses").get<std::set<std::string>>();
+    EXPECT_EQ(uses.count("bench") == 1, (entry.uses & nn::kBench) != 0) << c.dump();
+    EXPECT_EQ(c.at("mixer").get<bool>(), entry.mixer != nullptr) << c.dump();
+    EXPECT_EQ(c.at("backends").get<std::vector<std::string>>(), entry.backends) << c.dump();
+  }
+}
+
+TEST(ListCli, JsonOfOneFamilyAndItsErrors) {
+  const std::string dir = clitest::fresh_dir("list_json1");
+  const auto r = run(kFront + " list --format=json mixers", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.size(), 1u) << r.out;
+  EXPECT_EQ(names_in(j, "mixers"), nn::mixer_names());
+  const auto md = run(kFront + " list mixers", dir);  // no Markdown table of their own
+  EXPECT_EQ(md.code, 2);
+  EXPECT_NE(md.err.find("hint: seqbench list --format json mixers"), std::string::npos) << md.err;
+  const auto bad = run(kFront + " list --format yaml", dir);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--format: 'yaml' is not md or json"), std::string::npos) << bad.err;
 }

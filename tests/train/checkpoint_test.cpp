@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <limits>
 
+#include <nlohmann/json.hpp>
+
 #include "core/check.hpp"
 #include "core/fs.hpp"
 
@@ -89,10 +91,14 @@ TEST(Checkpoint, LayoutMatchesTheDocumentedFormat) {
   const uint32_t n = u32(12);
   EXPECT_EQ((16 + n) % 64, 0u);  // data section aligned
   const std::string header = bytes.substr(16, n);
-  EXPECT_NE(header.find("\"name\": \"b\", \"shape\": [1, 1], \"offset\": 8, \"count\": 1"),
-            std::string::npos)
+  const auto json = nlohmann::ordered_json::parse(header);  // JSON, padded with spaces
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : json.items()) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"meta", "arrays", "data_bytes", "sha256"}));
+  EXPECT_EQ(json["arrays"][1],
+            nlohmann::ordered_json::parse(R"({"name": "b", "shape": [1, 1], "offset": 8, "count": 1})"))
       << header;
-  EXPECT_NE(header.find("\"data_bytes\": 12"), std::string::npos) << header;
+  EXPECT_EQ(json["data_bytes"], 12) << header;
   ASSERT_EQ(bytes.size(), 16 + n + 12);
   float third;
   std::memcpy(&third, bytes.data() + 16 + n + 8, 4);
@@ -252,13 +258,49 @@ TEST_F(CorruptCheckpoint, ACheckpointWithoutAChecksumStillLoads) {
   // Checkpoints written before the checksum existed have no "sha256" key: replace it by
   // spaces (JSON whitespace), keeping every offset, as such a file would read.
   std::string b = bytes_;
-  const size_t at = b.find(",\n\"sha256\": \"");
+  const size_t at = b.find(",\"sha256\":\"");
   ASSERT_NE(at, std::string::npos);
-  const size_t end = b.find('"', at + 13) + 1;
+  const size_t end = b.find('"', at + 11) + 1;
   for (size_t i = at; i < end; ++i) b[i] = ' ';
   core::write_file_atomic(bad_, b);
   const Checkpoint ck = train::load_checkpoint(bad_);
   EXPECT_EQ(ck.meta, train::load_checkpoint(good_).meta);
+}
+
+TEST_F(CorruptCheckpoint, ARepeatedMetaKeyIsNamed) {
+  // JSON keeps the last of two equal keys; the reader refuses them instead.
+  std::string h = R"({"meta": {"step": "1", "note": "x", "step": "2"}, "arrays": [], "data_bytes": 0})";
+  h.append((64 - (16 + h.size()) % 64) % 64, ' ');
+  std::string b = bytes_.substr(0, 12);
+  for (int i = 0; i < 4; ++i) b += static_cast<char>((h.size() >> (8 * i)) & 0xff);
+  const std::string m = load_error(b + h);
+  expect_names_path(m);
+  EXPECT_NE(m.find("malformed header: meta key 'step' repeated"), std::string::npos) << m;
+}
+
+// The header as builds before nlohmann-json wrote it (one entry per line, spaces after
+// the separators, no checksum), taken from docs/formats.md: it reads the same today.
+TEST(Checkpoint, AHeaderInTheOlderLayoutReads) {
+  TempDir dir;
+  std::string h =
+      "{\"meta\": {\n  \"step\": \"1234\",\n  \"rng.s0\": \"18446744073709551615\"\n},\n"
+      "\"arrays\": [\n  {\"name\": \"w\", \"shape\": [2, 1], \"offset\": 0, \"count\": 2},\n"
+      "  {\"name\": \"b\", \"shape\": [], \"offset\": 8, \"count\": 1}\n],\n"
+      "\"data_bytes\": 12}\n";
+  h.append((64 - (16 + h.size()) % 64) % 64, ' ');
+  std::string bytes = "SEQBCKPT";
+  for (const uint32_t v : {1u, uint32_t(h.size())})
+    for (int i = 0; i < 4; ++i) bytes += static_cast<char>((v >> (8 * i)) & 0xff);
+  const float values[3] = {0.5f, -2.0f, 7.25f};
+  bytes += h + std::string(reinterpret_cast<const char*>(values), sizeof values);
+  core::write_file_atomic(dir / "old.sbck", bytes);
+  const Checkpoint ck = train::load_checkpoint(dir / "old.sbck");
+  EXPECT_EQ(ck.meta, (std::vector<std::pair<std::string, std::string>>{
+                         {"step", "1234"}, {"rng.s0", "18446744073709551615"}}));
+  ASSERT_EQ(ck.arrays.size(), 2u);
+  EXPECT_EQ(ck.array("w").data, (std::vector<float>{0.5f, -2.0f}));
+  EXPECT_EQ(ck.array("b").shape.rank, 0);
+  EXPECT_EQ(ck.array("b").data, std::vector<float>{7.25f});
 }
 
 TEST(Checkpoint, NumbersInMetaAreCheckedAndNamed) {

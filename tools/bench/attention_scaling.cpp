@@ -132,8 +132,8 @@ int main(int argc, char** argv) {
   Args a;
   CLI::App app{"Time one forward + backward of a causal attention core (one kind, one n)",
                "seqbench_bench_attention"};
-  app.add_option("--kind", a.kind, "attention kind")
-      ->check(CLI::IsMember({"full", "local", "routing", "random", "smyrf", "lsh"}))
+  app.add_option("--kind", a.kind, "attention kind (the registry's: seqbench list attention)")
+      ->check(CLI::IsMember(nn::attention_kind_names()))
       ->capture_default_str();
   app.add_option("--n", a.n, "sequence length n")
       ->check(CLI::PositiveNumber)

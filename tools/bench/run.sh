@@ -62,11 +62,39 @@ sgemm_bin=$build/tools/bench/seqbench_bench_sgemm
 mixer_bin=$build/tools/bench/seqbench_bench_mixer
 
 die() { echo "bench: $*" >&2; exit 1; }
+torch_version=$("$py" -c 'import torch; print(torch.__version__)' 2>/dev/null) ||
+  die "cannot import torch with $py (hint: make deps-bench installs Debian's python3-torch; set BENCH_PYTHON to another interpreter)"
 
-# (the embedding is not part of the step) and the head on the last step.
+# What runs comes from the registries (`seqbench list --format json`, read by
+# bench_names.py); the PyTorch scripts say which names they have a reference for
+# (--references). A registered name without one is named in the report, never dropped
+# silently: a mixer is timed on our side only, a cell is left out of pmnist-cells.
+front=$build/apps/seqbench
+[[ -x $front ]] || die "no $front (hint: build first: cmake --build $build --target seqbench, or make bench)"
+names() { "$py" "$root/tools/bench/bench_names.py" "$front" "$@" || die "cannot list the registered $1"; }
+refs() { "$py" "$root/tools/bench/$1" --references || die "$1 --references failed"; }
+cell_refs=" $(refs torch_cells.py) " mixer_refs=" $(refs torch_mixers.py) "
+# pmnist-cells: each registered bench cell (not a mixer; lstm has workloads of its own)
+# that has a PyTorch reference, ours then PyTorch's.
+bench_cells=$(names cells --use bench --no-mixers)
+cells_ours= cells_torch= cells_no_ref=
+for c in $bench_cells; do
+  [[ $c == lstm ]] && continue
+  if [[ $cell_refs == *" $c "* ]]; then cells_ours+="ours:$c " cells_torch+="torch:$c "; else cells_no_ref+="$c "; fi
+done
+MIXERS=$(names mixers)
+mixers_no_ref=
+for m in $MIXERS; do [[ $mixer_refs == *" $m "* ]] || mixers_no_ref+="$m "; done
+ATTN_KINDS=$(names attention)
+[[ -z $cells_no_ref ]] || echo "bench: no PyTorch reference for the cells ${cells_no_ref% } (not in pmnist-cells)" >&2
+[[ -z $mixers_no_ref ]] || echo "bench: no PyTorch reference for the mixers ${mixers_no_ref% } (timed on our side only)" >&2
+
+# Workloads: id | task | B | T | I | H | classes | implementations (SIDE:CELL[@threads]) |
+# extra flags. One training step of the recurrent layer over the sequence (the embedding
+# is not part of the step) and the head (pmnist: on the last step; copy: on every step).
 WORKLOADS=(
   "pmnist-h128|pmnist|100|784|1|128|10|onednn:lstm ours:lstm torch:nn.LSTM torch:lstm"
-  "pmnist-cells|pmnist|100|784|1|128|10|ours:momentum_lstm ours:adam_lstm ours:stable_lstm ours:rel_lstm torch:momentum_lstm torch:adam_lstm torch:stable_lstm torch:rel_lstm|--nu 10 --rho 10"
+  "pmnist-cells|pmnist|100|784|1|128|10|$cells_ours$cells_torch|--nu 10 --rho 10"
   "pmnist-h256|pmnist|100|784|1|256|10|onednn:lstm@1 onednn:lstm@2 ours:lstm@1 ours:lstm@2 torch:nn.LSTM"
   "copy-t100|copy|10|100|10|128|9|ours:lstm onednn:lstm ours:rel_lstm torch:rel_lstm torch:lstm|--nu 10 --rho 15"
   "copy-t1000|copy|10|1000|10|128|9|ours:rel_lstm|--nu 10 --rho 15"
@@ -103,8 +131,6 @@ TARGETS=(
 [[ -x $sgemm_bin ]] || die "no $sgemm_bin (hint: build first: cmake --build $build --target seqbench_bench_sgemm, or make bench)"
 [[ -z $fixed_threads || $fixed_threads =~ ^[1-9][0-9]*$ ]] || die "BENCH_THREADS='$fixed_threads' is not a thread count (hint: 1, 2, ...)"
 [[ $probe == [012] ]] || die "BENCH_PROBE='$probe' is not 0, 1 or 2 (hint: 0 = no probe, 1 = the default, 2 = also each PyTorch row's OpenBLAS kernels)"
-torch_version=$("$py" -c 'import torch; print(torch.__version__)' 2>/dev/null) ||
-  die "cannot import torch with $py (hint: make deps-bench installs Debian's python3-torch; set BENCH_PYTHON to another interpreter)"
 
 if [[ $quick == 1 ]]; then
   ours_warmup=1 ours_steps=2 torch_warmup=1 torch_steps=1 probe_div=16 probe_steps=1
@@ -124,7 +150,6 @@ only=${BENCH_ONLY:-}
 # The first is the recall sweep's shape (docs/experiments/recall.md), the second a longer
 # sequence; a quick run times the first only. The numerical check runs every mixer once on
 # MIXER_CHECK's small shape (a partial last chunk) in float64 on PyTorch's side.
-MIXERS="linear_attention retention gla lru mamba deltanet"
 MIXER_SHAPES=(
   "mixers-recall|64|64|64|2|16|64|64"
   "mixers-long|8|512|128|2|16|64|64"
@@ -507,7 +532,9 @@ if ((run_mixers)); then
       ds=$dstate
       [[ $mixer == lru ]] && ds=$lru_dstate
       mix_pairs+=("$id|$mixer|$B|$N|$E|$heads|$ds|$chunk")
-      for impl in "ours:$mixer" "torch:$mixer"; do
+      mix_impls=("ours:$mixer")
+      [[ $mixer_refs == *" $mixer "* ]] && mix_impls+=("torch:$mixer")
+      for impl in "${mix_impls[@]}"; do
         key=$id/$impl
         what=${impl%%:*}
         echo "running $key ..." >&2
@@ -536,6 +563,7 @@ if ((run_mixers)); then
   done
   IFS='|' read -r cB cN cE cheads cds cchunk <<<"$MIXER_CHECK"
   for mixer in $MIXERS; do
+    [[ $mixer_refs == *" $mixer "* ]] || continue
     echo "running mixers check $mixer (same weights, B=$cB N=$cN E=$cE) ..." >&2
     ck=$tmp/mixer-check-$mixer.txt
     size_args=(--mixer "$mixer" --B "$cB" --N "$cN" --E "$cE" --heads "$cheads" --d-state "$cds" --chunk "$cchunk")
@@ -590,7 +618,6 @@ fi
 # shape's alone, and PyTorch's plain causal softmax(QK^T/sqrt(D)) V with autograd beside
 # ours. Always 1 thread: the slopes describe the algorithms, not the thread scaling.
 # PyTorch's OpenBLAS runs with the kernel setting that won the 1-thread sgemm probe.
-ATTN_KINDS="full local routing random smyrf lsh"
 ATTN_WINDOW=128
 # Slopes fit n >= this: below 1024 fixed costs flatten the curves (a quick run has no
 # two lengths that large, so it fits all of them).
@@ -686,7 +713,7 @@ if ((${#attn_done_ns[@]} > 0)); then
     for impl in "${attn_impls[@]}"; do row+=" $(attn_get "$impl" "$n" ms) |"; done
     a=$(attn_get ours:full "$n" ms) b=$(attn_get torch:full "$n" ms)
     r=-
-    [[ -n $a && -n $b ]] && r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')
+    [[ -n $a && -n ${ms[$kt]:-} ]] && r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')
     attn_md+=("$row $r |")
   done
   attn_md+=("" "Memory, MB: held_bytes() of our cores after backward; PyTorch: peak minus base RSS (what its step added); n×n: one dense float score matrix:" ""
@@ -779,8 +806,9 @@ if ((${#mix_pairs[@]} > 0)); then
     IFS='|' read -r id mixer B N E heads ds chunk <<<"$pr"
     ko=$id/ours:$mixer kt=$id/torch:$mixer
     a=${ms[$ko]:-} b=${ms[$kt]:-}
+    [[ $mixer_refs == *" $mixer "* ]] || b="no reference"
     r=-
-    [[ -n $a && -n $b ]] && r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }')
+    [[ -n $a && -n ${ms[$kt]:-} ]] && r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }')
     case $mixer in
       lru | mamba) sh="B=$B N=$N E=$E, d_state $ds" ;;
       *) sh="B=$B N=$N E=$E, $heads heads" ;;
@@ -795,6 +823,7 @@ if ((${#mix_pairs[@]} > 0)); then
   done
   ((${#mix_notes[@]} == 0)) || mix_md+=("" "${mix_notes[@]/#/- }")
   mix_md+=("" "Chunk 64 everywhere; mamba expands to 2E inside (conv 4, dt rank ceil(E/16)). Same weights (B=$cB, N=$cN, E=$cE, $cheads heads, d_state $cds, chunk $cchunk; ours float32, PyTorch float64; the worst of max|ours - torch| / max|torch| over y, dx and every gradient; fails above $MIXER_CHECK_TOL): ${chk%, }.")
+  [[ -z $mixers_no_ref ]] || mix_md+=("" "No PyTorch reference (tools/bench/torch_mixers.py) for: ${mixers_no_ref% }; timed on our side only, not checked.")
 fi
 
 mkdir -p "$out_dir"
@@ -887,6 +916,7 @@ json=$out_dir/bench-$stamp.json
   echo "Attention: ours:KIND = seqbench's core, torch:full = PyTorch's softmax(QK^T/sqrt(D)) V"
   echo "with autograd. Mixers: ours:MIXER = seqbench's mixer (lib/nn/mixers), torch:MIXER = the same"
   echo "equations in PyTorch as the papers' reference code writes them (tools/bench/torch_mixers.py)."
+  [[ -z $cells_no_ref ]] || echo "Registered cells with no PyTorch reference (tools/bench/torch_cells.py), so not in pmnist-cells: ${cells_no_ref% }."
 } >"$md"
 {
   echo "date,commit,nproc,cpu,torch,workload,impl,setting,threads,openblas_core_setting,openblas_threads,task,B,T,I,H,ms_per_step,ms_min,peak_rss_mb,gflops,pct_sgemm_peak,ms_at_peak,load_start,load_end,heads,d_state,chunk,fwd_ms,bwd_ms,held_mb,loss0,y_rms0"

@@ -26,6 +26,7 @@ Workloads (--task):
   pmnist  x (T, B, 1) uniform pixels, head on the last step, 10 classes (the pMNIST shape)
   copy    the copy task of lib/data/synthetic.hpp: L = T + 20 steps, 10 symbols from
           {1..8}, one-hot inputs over 10 values, 9 classes, head and CE on every step
+--references prints the cells above (run.sh runs those that `seqbench list` registers).
 Prints one line of key=value pairs (same keys as seqbench_bench_cell) for run.sh; loss0 is
 the first step's loss (at init, ln(classes) for both libraries), loss the last one's.
 
@@ -59,7 +60,6 @@ except ImportError as e:
           file=sys.stderr)
     sys.exit(1)
 
-CELLS = ("nn.LSTM", "lstm", "momentum_lstm", "adam_lstm", "stable_lstm", "rel_lstm")
 # Defaults of lib/nn/model_config.hpp, so both sides run the same cell.
 MU, STEP, BETA, EPS = 0.6, 0.6, 0.1, 1e-16
 # The copy task of lib/data/synthetic.hpp (TaskConfig defaults).
@@ -248,19 +248,26 @@ class FusedLSTM(torch.nn.Module):
         return self.lstm(x)[0]
 
 
+# The references, keyed by our cell's name (nn.LSTM: PyTorch's fused LSTM, no cell of
+# ours): (input, hidden, nu, rho) -> the recurrent part. Which cells the bench runs comes
+# from `seqbench list` (run.sh); a registered cell missing here is named there as having
+# no reference.
+REFERENCES = {
+    "nn.LSTM": lambda I, H, nu, rho: FusedLSTM(I, H),
+    "lstm": lambda I, H, nu, rho: LSTMLoop(I, H),
+    "momentum_lstm": lambda I, H, nu, rho: MomentumLSTMLoop(I, H, adam=False),
+    "adam_lstm": lambda I, H, nu, rho: MomentumLSTMLoop(I, H, adam=True),
+    "stable_lstm": lambda I, H, nu, rho: LSTMLoop(I, H),  # projected after each update
+    "rel_lstm": lambda I, H, nu, rho: RelLSTMLoop(I, H, nu, rho),
+}
+
+
 class CellModel(torch.nn.Module):
     """x (L, B, I) -> logits: (B, C) from the last step (last_only) or (L*B, C)."""
 
     def __init__(self, cell, input_size, hidden, classes, nu, rho):
         super().__init__()
-        if cell == "nn.LSTM":
-            self.rnn = FusedLSTM(input_size, hidden)
-        elif cell in ("lstm", "stable_lstm"):
-            self.rnn = LSTMLoop(input_size, hidden)
-        elif cell in ("momentum_lstm", "adam_lstm"):
-            self.rnn = MomentumLSTMLoop(input_size, hidden, adam=cell == "adam_lstm")
-        else:
-            self.rnn = RelLSTMLoop(input_size, hidden, nu, rho)
+        self.rnn = REFERENCES[cell](input_size, hidden, nu, rho)
         self.head = torch.nn.Linear(hidden, classes)
 
     def forward(self, x, last_only):
@@ -287,7 +294,9 @@ def copy_batch(T, B):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--cell", choices=CELLS, default="lstm")
+    p.add_argument("--cell", default="lstm", help="one of --references")
+    p.add_argument("--references", action="store_true",
+                   help="print the cells this script has a reference for, then exit")
     p.add_argument("--task", choices=("pmnist", "copy"), default="pmnist")
     p.add_argument("--batch", type=int, default=100)
     p.add_argument("--T", type=int, default=784,
@@ -307,6 +316,11 @@ def main():
     p.add_argument("--stop-factor", type=float, default=0,
                    help="probe: also after a step slower than this times the best step so far")
     a = p.parse_args()
+    if a.references:
+        print(" ".join(REFERENCES))
+        return
+    if a.cell not in REFERENCES:
+        p.error(f"no PyTorch reference for cell {a.cell!r} (have: {', '.join(REFERENCES)})")
     if a.task == "copy" and (a.input is not None or a.classes is not None):
         p.error("--input and --classes are fixed by the copy task (10 and 9); drop them")
     I = a.input if a.input is not None else 1

@@ -29,7 +29,9 @@ initial distributions) and is written the way the papers' reference code compute
                     per head, silu gate, out projection
 The projections of a mixer are one fused Linear where our header has one matrix (qkv,
 qkvg, deltanet's W_in), so both sides run the same GEMM shapes.
-Prints one line of key=value pairs (the keys of seqbench_bench_mixer) for run.sh: loss0
+--references prints the mixers above (run.sh times every mixer `seqbench list` registers,
+and PyTorch's side of those it has). Prints one line of key=value pairs (the keys of
+seqbench_bench_mixer) for run.sh: loss0
 and y_rms0 are the first step's loss and output RMS (at init; random numbers differ from
 ours, so compare y_rms0 and the scale of loss0, not the digits), loss the last step's.
 
@@ -63,7 +65,6 @@ except ImportError as e:
           file=sys.stderr)
     sys.exit(1)
 
-MIXERS = ("linear_attention", "retention", "gla", "lru", "mamba", "deltanet")
 NORM_EPS = 1e-5  # the per-head RMS norm's ε (gla.hpp, deltanet.hpp)
 
 
@@ -361,16 +362,21 @@ class DeltaNet(torch.nn.Module):
         return self.w_o(z)
 
 
+# The references, keyed by our mixer's name: (E, heads, d_state, chunk) -> the module.
+# Which mixers the bench runs comes from `seqbench list` (run.sh); a registered mixer
+# missing here is timed on our side only and named as having no reference.
+REFERENCES = {
+    "linear_attention": lambda E, heads, d_state, chunk: LinearAttention(E, heads, chunk),
+    "retention": lambda E, heads, d_state, chunk: Retention(E, heads, chunk, gated=False),
+    "gla": lambda E, heads, d_state, chunk: Retention(E, heads, chunk, gated=True),
+    "lru": lambda E, heads, d_state, chunk: LRU(E, d_state),
+    "mamba": lambda E, heads, d_state, chunk: Mamba(E, d_state),
+    "deltanet": lambda E, heads, d_state, chunk: DeltaNet(E, heads),
+}
+
+
 def build(mixer, E, heads, d_state, chunk):
-    if mixer == "linear_attention":
-        return LinearAttention(E, heads, chunk)
-    if mixer in ("retention", "gla"):
-        return Retention(E, heads, chunk, gated=mixer == "gla")
-    if mixer == "lru":
-        return LRU(E, d_state)
-    if mixer == "mamba":
-        return Mamba(E, d_state)
-    return DeltaNet(E, heads)
+    return REFERENCES[mixer](E, heads, d_state, chunk)
 
 
 def torch_name(ours):
@@ -442,7 +448,9 @@ def current_rss_mb():
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--mixer", choices=MIXERS, default="gla")
+    p.add_argument("--mixer", default="gla", help="one of --references")
+    p.add_argument("--references", action="store_true",
+                   help="print the mixers this script has a reference for, then exit")
     p.add_argument("--B", type=int, default=64, help="batch size")
     p.add_argument("--N", type=int, default=64, help="tokens")
     p.add_argument("--E", type=int, default=64, help="width (input = output)")
@@ -462,6 +470,11 @@ def main():
                    help="recompute seqbench_bench_mixer --dump FILE in float64 and compare")
     p.add_argument("--tol", type=float, default=1e-4, help="--check: the worst difference allowed")
     a = p.parse_args()
+    if a.references:
+        print(" ".join(REFERENCES))
+        return
+    if a.mixer not in REFERENCES:
+        p.error(f"no PyTorch reference for mixer {a.mixer!r} (have: {', '.join(REFERENCES)})")
     try:
         threads = [int(t) for t in a.threads.split(",")]
     except ValueError:
