@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "apps/experiments.hpp"
 #include "apps/seqbench/sweep_backend.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
@@ -25,9 +26,6 @@ using sweep::Run;
 using sweep::RunStatus;
 using sweep::Spec;
 using sweep::State;
-
-const std::vector<std::string> kSweepable{"copy",       "pmnist",   "char_ptb",  "wikitext103",
-                                          "imagenet64", "minigrid", "stability", "recall"};
 
 int cores() { return core::available_cores(); }
 
@@ -77,7 +75,7 @@ int sweep_main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       return app.exit(e);
     }
-    Spec spec = sweep::load_spec(spec_path, kSweepable);
+    Spec spec = sweep::load_spec(spec_path, sweepable_experiments());
     if (!partition.empty()) spec.slurm.partition = partition;
     if (!time_limit.empty()) spec.slurm.time = time_limit;
     if (!mem.empty()) spec.slurm.mem = mem;
