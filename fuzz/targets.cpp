@@ -11,6 +11,7 @@
 
 #include "apps/char_ptb/char_ptb_experiment.hpp"
 #include "apps/copy/copy_experiment.hpp"
+#include "apps/experiments.hpp"
 #include "apps/imagenet64/imagenet64_experiment.hpp"
 #include "apps/minigrid/minigrid_experiment.hpp"
 #include "apps/pmnist/pmnist_experiment.hpp"
@@ -230,8 +231,7 @@ void runs_csv(std::string_view input) {
 void sweep(std::string_view input) {
   const std::string path = write_file("sweep.yaml", input);
   expect_clean([&] {
-    const sweep::Spec spec = sweep::load_spec(
-        path, {"copy", "pmnist", "char_ptb", "wikitext103", "imagenet64", "minigrid", "stability"});
+    const sweep::Spec spec = sweep::load_spec(path, apps::sweepable_experiments());
     for (const sweep::Run& run : sweep::expand(spec)) (void)sweep::run_arguments(spec, run, 1, false);
   });
 }

@@ -1,13 +1,18 @@
 // The imagenet64 experiment: the image sets and their batches (one image a sequence,
-// shifted right by a start token) for the shared Transformer LM.
+// shifted right by a start token) for the shared Transformer LM; reading a trained run
+// back for analyses.
 #include "apps/imagenet64/imagenet64_experiment.hpp"
 
 #include <algorithm>
 #include <numeric>
 
 #include "apps/imagenet64/demo_config.hpp"
+#include "config/yaml_config.hpp"
 #include "core/fs.hpp"
 #include "core/threads.hpp"
+#include "train/checkpoint.hpp"
+#include "train/run_record.hpp"
+#include "train/trainer.hpp"
 
 namespace seqbench::apps {
 
@@ -174,6 +179,25 @@ auto Imagenet64Experiment::load_eval_batch(Split s, int64_t i) -> Batch {
   idx_.resize(size_t(b));
   std::iota(idx_.begin(), idx_.end(), from);
   return load_images(images, idx_.data(), b);
+}
+
+TrainedLmRun load_imagenet64_run(const std::string& run_dir) {
+  Imagenet64Config cfg;
+  config::apply_yaml_file(cfg, run_dir + "/config.yaml");
+  auto exp = std::make_unique<Imagenet64Experiment>(cfg);
+  const train::Checkpoint ck = train::load_checkpoint(run_dir + "/checkpoint.sbck");
+  train::load_parameters(exp->params(), ck);
+  exp->load_state(ck);
+  TrainedLmRun run;
+  run.experiment = "imagenet64";
+  run.attention = cfg.model.attention;
+  run.data = train::data_label(cfg.data.name, cfg.data.stand_in);
+  run.batch = "batch";
+  run.batches = "batches";
+  run.batch_shape =
+      fmt::format("of {} images of {} subpixels", cfg.data.eval_batch, exp->tokens_per_image());
+  run.exp = std::move(exp);
+  return run;
 }
 
 }  // namespace seqbench::apps

@@ -6,23 +6,15 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <filesystem>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "apps/char_ptb/char_ptb_report.hpp"
-#include "apps/imagenet64/imagenet64_experiment.hpp"
-#include "apps/imagenet64/imagenet64_report.hpp"
-#include "apps/minigrid/minigrid_report.hpp"
-#include "apps/pmnist/pmnist_report.hpp"
+#include "apps/experiments.hpp"
 #include "apps/seqbench/paper_main.hpp"
 #include "apps/wikitext103/attention_approx.hpp"
 #include "apps/wikitext103/attention_jsd.hpp"
-#include "apps/wikitext103/wikitext103_experiment.hpp"
-#include "apps/wikitext103/wikitext103_report.hpp"
 #include "config/cli.hpp"
-#include "config/yaml_config.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "report/compare.hpp"
@@ -30,8 +22,6 @@
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
 #include "report/plots.hpp"
-#include "train/checkpoint.hpp"
-#include "train/run_record.hpp"
 
 namespace seqbench::apps {
 namespace {
@@ -78,52 +68,15 @@ int gradnorm_command(const std::vector<std::string>& paths, const std::string& o
   return core::kExitOk;
 }
 
-// An experiment's results table: `seqbench report NAME [RUNS_CSV]`.
-struct TableReport {
-  const char* name;         // the subcommand, and results/<name>/runs.csv by default
-  const char* what;         // one line for --help
-  const char* title;        // printed above the Markdown table
-  report::CsvTable (*build)(const report::CsvTable& runs);
-};
-
-report::CsvTable minigrid_rows(const report::CsvTable& runs) { return minigrid_table(runs); }
-
-const TableReport kTables[] = {
-    {"pmnist", "the sequential / permuted MNIST table beside the papers' numbers",
-     "Sequential / permuted MNIST: test accuracy (%) at the best validation epoch.\n"
-     "Paper numbers: Nguyen et al. 2020 (MomentumRNN; its code reported the best test "
-     "epoch); (unchecked) = not found in the paper's text.",
-     pmnist_table},
-    {"char_ptb", "the LM table (char: test BPC, word: test perplexity) beside the papers'",
-     "Language modelling: test bits per character (char_lm) or test perplexity (word_lm) at\n"
-     "the best validation. Paper numbers are on char-PTB and Wikitext-2; a stand-in corpus\n"
-     "gives different values. (unchecked) = not found in the paper's text.",
-     char_ptb_table},
-    {"wikitext103", "the word-level LM table (test perplexity) beside the paper's",
-     "Word-level language modelling: test perplexity at the best validation.\n"
-     "Paper numbers: Roy et al. 2021 on Wikitext-103 (their full-size models; their baselines "
-     "are in `seqbench report paper roy2021`); a stand-in corpus or a small preset gives different "
-     "values. (unchecked) = not found in the paper's text.",
-     wikitext103_table},
-    {"imagenet64", "the pixel-level image modelling table (test bits/dim) beside the paper's",
-     "Pixel-level image modelling: test bits per dimension (subpixel) at the best validation.\n"
-     "Paper numbers: Roy et al. 2021 on ImageNet64; a stand-in data set gives different "
-     "values. (unchecked) = not found in the paper's text.",
-     imagenet64_table},
-    {"minigrid", "frames to solve and final return per environment, core and seed",
-     "MiniGrid (C++ reimplementation), PPO: frames until the mean return of the last "
-     "episodes first reached 0.9, and the final / best mean return.",
-     minigrid_rows},
-};
-
-int table_command(const TableReport& r, std::string runs_csv, const std::string& format,
-                  const std::string& out) {
-  if (runs_csv.empty()) runs_csv = fmt::format("results/{}/runs.csv", r.name);
+// An experiment's results table: `seqbench report TABLE [RUNS_CSV]`.
+int table_command(const ExperimentEntry& e, const ReportTable& r, std::string runs_csv,
+                  const std::string& format, const std::string& out) {
+  if (runs_csv.empty()) runs_csv = fmt::format("results/{}/runs.csv", e.name);
   if (!core::file_exists(runs_csv))
     throw core::UsageError(fmt::format(
         "no runs at '{}' (hint: train with `seqbench {} --config configs/{}/...` first, or "
         "give the runs.csv path)",
-        runs_csv, r.name, r.name));
+        runs_csv, e.name, e.name));
   const report::CsvTable t = r.build(report::read_csv(runs_csv));
   std::string text;
   if (format == "csv") {
@@ -138,70 +91,6 @@ int table_command(const TableReport& r, std::string runs_csv, const std::string&
   else
     core::write_file_atomic(out, text);
   return core::kExitOk;
-}
-
-// The trained Transformer-LM run `seqbench report attention` reads: a wikitext103 run (read
-// by load_trained_run, as before) or an imagenet64 run. The experiment is the run
-// directory's parent (results/<experiment>/<run-id>); a run kept elsewhere counts as an
-// imagenet64 run when its config has data.image_side, else as a wikitext103 run.
-TrainedLmRun load_attention_run(const std::string& dir, const std::string& command) {
-  std::string run_dir = dir;
-  while (run_dir.size() > 1 && run_dir.back() == '/') run_dir.pop_back();
-  const std::string config_path = run_dir + "/config.yaml", ck_path = run_dir + "/checkpoint.sbck";
-  if (!core::file_exists(config_path) || !core::file_exists(ck_path))
-    throw core::UsageError(fmt::format(
-        "{}: no trained run at '{}' (config.yaml and checkpoint.sbck needed; hint: train one "
-        "with `seqbench wikitext103 --config configs/wikitext103/<preset>.yaml` or `seqbench "
-        "imagenet64 --config configs/imagenet64/<preset>.yaml`)",
-        command, run_dir));
-  std::string experiment =
-      std::filesystem::path(run_dir).lexically_normal().parent_path().filename().string();
-  // A run of another experiment would fail on its first foreign key with a message about
-  // that key; say what the run is instead.
-  for (const char* other : {"char_ptb", "copy", "pmnist", "minigrid", "stability"})
-    if (experiment == other)
-      throw core::UsageError(fmt::format(
-          "{}: '{}' is a run of the {} experiment; this analysis reads wikitext103 and "
-          "imagenet64 runs (hint: train one with `seqbench wikitext103 --config "
-          "configs/wikitext103/routing_small.yaml`)",
-          command, run_dir, experiment));
-  if (experiment != "wikitext103" && experiment != "imagenet64") {
-    bool image = false;
-    try {
-      const YAML::Node root = YAML::LoadFile(config_path);
-      image = root.IsMap() && root["data"].IsMap() && root["data"]["image_side"].IsDefined();
-    } catch (const YAML::Exception&) {
-      // Not YAML: reading it as a wikitext103 config below says where.
-    }
-    experiment = image ? "imagenet64" : "wikitext103";
-  }
-
-  TrainedLmRun run;
-  run.experiment = experiment;
-  if (experiment == "imagenet64") {
-    Imagenet64Config cfg;
-    config::apply_yaml_file(cfg, config_path);
-    auto exp = std::make_unique<Imagenet64Experiment>(cfg);
-    const train::Checkpoint ck = train::load_checkpoint(ck_path);
-    train::load_parameters(exp->params(), ck);
-    exp->load_state(ck);
-    run.attention = cfg.model.attention;
-    run.data = train::data_label(cfg.data.name, cfg.data.stand_in);
-    run.batch = "batch";
-    run.batches = "batches";
-    run.batch_shape =
-        fmt::format("of {} images of {} subpixels", cfg.data.eval_batch, exp->tokens_per_image());
-    run.exp = std::move(exp);
-  } else {
-    Wikitext103Config cfg;
-    run.exp = load_trained_run(run_dir, command, cfg);
-    run.attention = cfg.model.attention;
-    run.data = train::data_label(cfg.data.name, cfg.data.stand_in);
-    run.batch = "segment";
-    run.batches = "segments";
-    run.batch_shape = fmt::format("of {} tokens", cfg.lm.seq_len);
-  }
-  return run;
 }
 
 }  // namespace
@@ -235,18 +124,24 @@ int report_main(int argc, char** argv) {
                        "draw inputgrad.csv instead: ||dl_{t+i}/dx_t|| of a trained model against "
                        "distance i (`seqbench char_ptb --probe-input-grad`), no heat maps");
     std::string runs_csv, format = "md", table_out;
-    std::vector<std::pair<CLI::App*, const TableReport*>> tables;
-    for (const auto& r : kTables) {
-      CLI::App* sub = app.add_subcommand(r.name, r.what);
-      sub->add_option("RUNS_CSV", runs_csv,
-                      fmt::format("the experiment's runs.csv (default results/{}/runs.csv)", r.name));
-      sub->add_option("--format", format, "md (Markdown, default) or csv")
-          ->check(CLI::IsMember({"md", "csv"}))
-          ->type_name("md|csv");
-      sub->add_option("--out", table_out, "write the table to FILE (atomically) instead of stdout")
-          ->type_name("FILE");
-      tables.emplace_back(sub, &r);
-    }
+    struct TableCommand {
+      CLI::App* sub;
+      const ExperimentEntry* experiment;
+      const ReportTable* table;
+    };
+    std::vector<TableCommand> tables;
+    for (const auto& e : experiments())
+      for (const auto& r : e.tables) {
+        CLI::App* sub = app.add_subcommand(r.name, r.what);
+        sub->add_option("RUNS_CSV", runs_csv,
+                        fmt::format("the experiment's runs.csv (default results/{}/runs.csv)", e.name));
+        sub->add_option("--format", format, "md (Markdown, default) or csv")
+            ->check(CLI::IsMember({"md", "csv"}))
+            ->type_name("md|csv");
+        sub->add_option("--out", table_out, "write the table to FILE (atomically) instead of stdout")
+            ->type_name("FILE");
+        tables.push_back({sub, &e, &r});
+      }
     PaperCommand paper_cmd;
     add_paper_commands(app, paper_cmd);
     CLI::App* attention = app.add_subcommand(
@@ -291,10 +186,10 @@ int report_main(int argc, char** argv) {
         ->capture_default_str();
     if (!config::parse_cli(app, argc, argv)) return static_cast<int>(core::kExitOk);
     if (paper_cmd.parsed()) return paper_command(paper_cmd);
-    if (approx->parsed()) return attention_approx_command(approx_opts, load_attention_run);
-    if (jsd->parsed()) return attention_jsd_command(jsd_opts, load_attention_run);
-    for (const auto& [sub, r] : tables)
-      if (sub->parsed()) return table_command(*r, runs_csv, format, table_out);
+    if (approx->parsed()) return attention_approx_command(approx_opts, load_trained_run);
+    if (jsd->parsed()) return attention_jsd_command(jsd_opts, load_trained_run);
+    for (const auto& t : tables)
+      if (t.sub->parsed()) return table_command(*t.experiment, *t.table, runs_csv, format, table_out);
     return gradnorm_command(paths, out, step, input);
   });
 }

@@ -13,8 +13,9 @@
 //                   weight gap against step, one curve per k)
 //   log.txt         what was printed
 //   summary.json    status, the fitted log-rate, log λ and their ratio, the final gap per k
-// and one row in <out>/stability/runs.csv, through the same RunFiles / run_record as the
-// training experiments (run id rule, directory lock, a run id that holds a run: exit 2).
+// and one row in <out>/stability/runs.csv. The flow is every experiment's, train::run_app
+// (options, config, memory check, run id rule, directory lock, a run id that holds a run:
+// exit 2), with the analysis (AppSpec::analyse) in place of training.
 //
 // The old subcommands are shortcuts that build the same config:
 //   seqbench stability truncation [--lambda 0.8] [--T 80] [--k-max 50] ...
@@ -27,36 +28,29 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <limits>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "apps/stability/demo_config.hpp"
 #include "apps/stability/stability_config.hpp"
+#include "analysis/truncation.hpp"
+#include "analysis/weight_gap.hpp"
 #include "config/cli.hpp"
-#include "config/yaml_config.hpp"
 #include "core/check.hpp"
-#include "core/fs.hpp"
 #include "core/threads.hpp"
 #include "report/csv.hpp"
 #include "report/gnuplot.hpp"
 #include "report/markdown.hpp"
-#include "report/run_id.hpp"
-#include "train/memory_estimate.hpp"
-#include "train/run_files.hpp"
-#include "train/run_record.hpp"
-#include "train/trainer.hpp"
-#include "analysis/truncation.hpp"
-#include "analysis/weight_gap.hpp"
+#include "train/app.hpp"
 
 namespace seqbench::apps {
 
 namespace {
 
-constexpr const char* kName = "stability";
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string num(double v) { return fmt::format("{:.6g}", v); }
@@ -72,10 +66,13 @@ void check_config(const StabilityConfig& c) {
         "weights.ks: the list is empty; give at least one truncation window, e.g. [2, 4, 8]");
 }
 
-// The run's label (run id, runs.csv): output.label, else "<analysis>-l<λ>".
-std::string run_label(const StabilityConfig& c) {
-  return c.output.label.empty() ? fmt::format("{}-l{}", c.analysis, c.lambda) : c.output.label;
-}
+// What run_app builds from the config before anything is written: the analysis has no
+// state of its own, so building it is checking the config.
+struct StabilityAnalysis {
+  explicit StabilityAnalysis(const StabilityConfig& c) { check_config(c); }
+  // Fitted log-rate / log λ: 1 when the gap decays like k λ^k.
+  std::string metric() const { return "rate_ratio"; }
+};
 
 // The runs.csv identity columns: the same for both analyses, so that one runs.csv holds
 // both (a sweep over λ runs each). `label` is the run's label.
@@ -277,197 +274,126 @@ train::MemoryEstimate stability_memory(const StabilityConfig& cfg) {
   return e;
 }
 
-// Runs the resolved config into its run directory. legacy_csv: also write the analysis'
-// table there (the old subcommands' file), or "" for none.
-int run_analysis(StabilityConfig cfg, bool quiet, const std::string& legacy_csv) {
-  core::set_threads(cfg.threads);
-  const std::string label = run_label(cfg);
-  if (cfg.output.run_id.empty())
-    cfg.output.run_id = report::make_run_id(cfg.output.dir + "/" + kName, label, cfg.seed);
-  train::RunFiles files(cfg.output.dir, kName, cfg.output.run_id, "rate_ratio", false);
-  // An analysis has no training curve and no gradient probes: RunFiles' empty training
-  // files go (they hold only their headers).
-  std::error_code ec;
-  std::filesystem::remove(files.path("metrics.csv"), ec);
-  std::filesystem::remove(files.path("gradnorm.csv"), ec);
-  files.write_config(config::to_yaml(cfg));
-  if (!quiet)
-    fmt::print(stderr, "seqbench {}: starting run {} -> {}\n", kName, cfg.output.run_id,
-               files.dir());
-
-  // From here on the run directory holds a run: an error in the analysis is recorded
-  // (summary.json status failed, a runs.csv row) like a failed training update.
-  const auto start = std::chrono::steady_clock::now();
-  Outcome o;
-  train::Summary s;
-  s.status = "finished";
-  try {
-    o = cfg.analysis == "truncation" ? run_truncation(cfg, files, legacy_csv)
-                                     : run_weights(cfg, files, legacy_csv);
-    s.message = o.note;
-  } catch (const std::exception& e) {
-    s.status = "failed";
-    s.message = e.what();
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  s.updates = cfg.analysis == "weights" ? cfg.weights.steps : 0;
-  s.metric = "rate_ratio";  // fitted log-rate / log λ: 1 when the gap decays like k λ^k
-  s.final_metric = s.best_metric = o.log_rate / std::log(cfg.lambda);
-  s.final_loss = kNaN;
-  s.train_seconds = seconds;
-  s.peak_rss_mb = train::peak_rss_mb();
-  train::RunIdentity record = train::run_record(files, kName, identity(cfg, label), s);
-  train::append(record, {{"fitted_log_rate", num(o.log_rate)},
-                         {"log_lambda", num(std::log(cfg.lambda))},
-                         {"rate_ratio", num(s.final_metric)},
-                         {"fit_k", o.fit_k},
-                         {"final_gaps", o.final_gaps}});
-  files.log(o.printed + (s.message.empty() ? "" : s.message + "\n"));
-  train::write_run_outputs(files, record, s);
-  if (s.status == "failed") {
-    fmt::print(stderr, "seqbench {}: error: {}\n", kName, s.message);
-    return core::kExitError;
-  }
-  if (!quiet) {
-    fmt::print("{}", o.printed);
-    if (!legacy_csv.empty()) fmt::print("wrote {}\n", legacy_csv);
-    fmt::print("wrote {}/\n", files.dir());
-  }
-  if (!o.note.empty()) fmt::print(stderr, "seqbench {}: {}\n", kName, o.note);
-  return core::kExitOk;
-}
+// The old subcommands' shortcut options: each sets one config key, after --config and
+// --set (so its bounds and errors are the key's own).
+struct Shortcut {
+  const char* flag;
+  const char* key;   // weights.ks takes a list (--k 2 4 8), the others one value
+  const char* type;  // for --help
+  const char* help;
+};
+const Shortcut kTruncationShortcuts[] = {
+    {"--lambda", "lambda", "FLOAT", "spectral norm of W_h, in (0, 1)"},
+    {"--T", "truncation.T", "INT", "sequence length"},
+    {"--hidden", "truncation.hidden", "INT", "hidden units"},
+    {"--input", "truncation.input", "INT", "input size"},
+    {"--k-max", "truncation.k_max", "INT", "largest truncation k (< T)"},
+    {"--instances", "truncation.instances", "INT", "random instances averaged"},
+    {"--input-scale", "truncation.input_scale", "FLOAT",
+     "standard deviation of the inputs (small: near-linear, the bound is tight)"},
+};
+const Shortcut kWeightsShortcuts[] = {
+    {"--lambda", "lambda", "FLOAT", "contraction bound λ, in (0, 1)"},
+    {"--T", "weights.T", "INT", "sequence length"},
+    {"--hidden", "weights.hidden", "INT", "hidden units"},
+    {"--steps", "weights.steps", "INT", "gradient steps N"},
+    {"--alpha", "weights.alpha", "FLOAT", "step size α (step t uses α/t)"},
+    {"--k", "weights.ks", "INT ...", "truncation windows"},
+};
 
 }  // namespace
 
 int stability_main(int argc, char** argv) {
-  try {
-    CLI::App app{
-        "stability analyses of Miller & Hardt (2019): recurrent vs truncated models "
-        "(docs/experiments/stability.md)",
-        "seqbench stability"};
+  train::AppSpec<StabilityConfig, StabilityAnalysis> spec;
+  spec.name = "stability";
+  spec.description =
+      "stability analyses of Miller & Hardt (2019): recurrent vs truncated models "
+      "(docs/experiments/stability.md)";
+  spec.demo_yaml = kStabilityDemoYaml;
+  spec.memory = stability_memory;
+  spec.label = [](const StabilityConfig& c) { return fmt::format("{}-l{}", c.analysis, c.lambda); };
+  spec.identity = [](const StabilityConfig& c, StabilityAnalysis&, const std::string& label) {
+    return identity(c, label);
+  };
+
+  // The old subcommands: shortcuts for `analysis` and the keys they set. Their options
+  // win over --config and --set, like --seed and --out; the common options may follow
+  // them (fallthrough).
+  std::vector<CLI::App*> subcommands;
+  const CLI::App* subcommand = nullptr;  // the one given, if any
+  // Each shortcut given: its config assignment and the option as typed, for errors.
+  std::vector<std::pair<std::string, std::string>> shortcut_sets;
+  std::optional<uint64_t> shortcut_seed;
+  std::string shortcut_out;
+  spec.add_options = [&](CLI::App& app) {
     app.require_subcommand(0, 1);
-    config::CommonOptions opts;
-    config::add_common_options(app, opts);
-
-    // The old subcommands: shortcuts for `analysis` and the keys they set. Their options
-    // win over --config and --set, like --seed and --out; the common options may follow
-    // them (fallthrough).
-    StabilityConfig shortcut;
-    uint64_t seed = 0;
-    std::string out;
-    CLI::App* trunc = app.add_subcommand(
-        "truncation", "gradient gap between a λ-contractive RNN and its k-truncation, vs k");
-    trunc->fallthrough();
-    std::vector<CLI::Option*> trunc_opts{
-        trunc->add_option("--lambda", shortcut.lambda, "spectral norm of W_h, in (0, 1)")
-            ->check(CLI::Range(kStabilityLambdaMin, kStabilityLambdaMax)),
-        trunc->add_option("--T", shortcut.truncation.T, "sequence length")
-            ->check(CLI::Range(2, 100000)),
-        trunc->add_option("--hidden", shortcut.truncation.hidden, "hidden units")
-            ->check(CLI::Range(1, 4096)),
-        trunc->add_option("--input", shortcut.truncation.input, "input size")
-            ->check(CLI::Range(1, 4096)),
-        trunc->add_option("--k-max", shortcut.truncation.k_max, "largest truncation k (< T)")
-            ->check(CLI::Range(1, 100000)),
-        trunc->add_option("--instances", shortcut.truncation.instances, "random instances averaged")
-            ->check(CLI::Range(1, 100000)),
-        trunc
-            ->add_option(
-                "--input-scale", shortcut.truncation.input_scale,
-                "standard deviation of the inputs (small: near-linear, the bound is tight)")
-            ->check(config::positive_real()),
-    };
-    CLI::App* weights = app.add_subcommand(
-        "weights",
-        "weight gap between a recurrent and a k-truncated model trained by projected GD with "
-        "step alpha/t (Proposition 2)");
-    weights->fallthrough();
-    std::vector<CLI::Option*> weight_opts{
-        weights->add_option("--lambda", shortcut.lambda, "contraction bound λ, in (0, 1)")
-            ->check(CLI::Range(kStabilityLambdaMin, kStabilityLambdaMax)),
-        weights->add_option("--T", shortcut.weights.T, "sequence length")
-            ->check(CLI::Range(2, 100000)),
-        weights->add_option("--hidden", shortcut.weights.hidden, "hidden units")
-            ->check(CLI::Range(1, 4096)),
-        weights->add_option("--steps", shortcut.weights.steps, "gradient steps N")
-            ->check(CLI::Range(0, 10000000)),
-        weights->add_option("--alpha", shortcut.weights.alpha, "step size α (step t uses α/t)")
-            ->check(config::positive_real()),
-        weights->add_option("--k", shortcut.weights.ks, "truncation windows")
-            ->check(config::whole_number(1, 100000)),
-    };
-    for (CLI::App* sub : {trunc, weights}) {
-      sub->add_option("--seed", seed, "random seed");
-      sub->add_option("--out", out, "results root");
-    }
-    if (!config::parse_cli(app, argc, argv)) return core::kExitOk;
-
-    if (opts.resume)
-      throw core::UsageError(
-          "--resume: a stability analysis has no checkpoint to continue from (hint: run it "
-          "again with another --run-id; it takes seconds to minutes)");
-    StabilityConfig cfg;
-    config::resolve(cfg, opts, kStabilityDemoYaml);
-    CLI::App* sub = trunc->parsed() ? trunc : weights->parsed() ? weights : nullptr;
-    if (sub) {
-      cfg.analysis = sub->get_name();
-      for (CLI::Option* o : sub == trunc ? trunc_opts : weight_opts) {
-        if (o->count() == 0) continue;
-        const std::string name = o->get_name();
-        if (name == "--lambda") cfg.lambda = shortcut.lambda;
-        if (sub == trunc) {
-          if (name == "--T") cfg.truncation.T = shortcut.truncation.T;
-          if (name == "--hidden") cfg.truncation.hidden = shortcut.truncation.hidden;
-          if (name == "--input") cfg.truncation.input = shortcut.truncation.input;
-          if (name == "--k-max") cfg.truncation.k_max = shortcut.truncation.k_max;
-          if (name == "--instances") cfg.truncation.instances = shortcut.truncation.instances;
-          if (name == "--input-scale") cfg.truncation.input_scale = shortcut.truncation.input_scale;
-        } else {
-          if (name == "--T") cfg.weights.T = shortcut.weights.T;
-          if (name == "--hidden") cfg.weights.hidden = shortcut.weights.hidden;
-          if (name == "--steps") cfg.weights.steps = shortcut.weights.steps;
-          if (name == "--alpha") cfg.weights.alpha = shortcut.weights.alpha;
-          if (name == "--k") cfg.weights.ks = shortcut.weights.ks;
-        }
+    const auto add = [&](const char* name, const char* what, std::span<const Shortcut> shortcuts) {
+      CLI::App* sub = app.add_subcommand(name, what);
+      sub->fallthrough();
+      subcommands.push_back(sub);
+      for (const Shortcut& s : shortcuts) {
+        const bool list = std::string(s.key) == "weights.ks";
+        sub->add_option_function<std::vector<std::string>>(
+               s.flag,
+               [&shortcut_sets, s, name, list](const std::vector<std::string>& v) {
+                 const std::string value =
+                     list ? fmt::format("[{}]", fmt::join(v, ",")) : v.back();
+                 shortcut_sets.emplace_back(fmt::format("{}={}", s.key, value),
+                                            fmt::format("{} {} {}", name, s.flag,
+                                                        fmt::join(v, " ")));
+               },
+               s.help)
+            ->expected(list ? -1 : 1)
+            ->type_name(s.type);
       }
-      if (sub->get_option("--seed")->count() > 0) opts.seed = seed;
-      if (sub->get_option("--out")->count() > 0) opts.out = out;
-    }
-    // Command-line shorthands act like --set after everything else.
-    if (opts.seed) cfg.seed = *opts.seed;
-    if (opts.threads) cfg.threads = *opts.threads;
-    if (!opts.out.empty()) cfg.output.dir = opts.out;
-    if (!opts.run_id.empty()) cfg.output.run_id = opts.run_id;
-    // Before the id is used in any path: it must not leave the results root.
-    if (!cfg.output.run_id.empty())
-      report::check_run_id(cfg.output.run_id, opts.run_id.empty() ? "output.run_id" : "--run-id");
-    const train::MemoryLimit limit = train::memory_limit(opts.max_memory);
-    if (opts.dump_config) {
-      fmt::print("{}{}", config::to_yaml(cfg), train::memory_comment(stability_memory(cfg), limit));
-      return core::kExitOk;
-    }
-    check_config(cfg);
-    std::string threads_warning;
-    cfg.threads = core::cap_threads(cfg.threads, opts.force_threads, "threads", threads_warning);
-    train::check_memory(stability_memory(cfg), limit);
-    if (!threads_warning.empty())
-      fmt::print(stderr, "seqbench stability: warning: {}\n", threads_warning);
+      sub->add_option_function<uint64_t>(
+          "--seed", [&](const uint64_t& seed) { shortcut_seed = seed; }, "random seed");
+      sub->add_option("--out", shortcut_out, "results root");
+    };
+    add("truncation", "gradient gap between a λ-contractive RNN and its k-truncation, vs k",
+        kTruncationShortcuts);
+    add("weights",
+        "weight gap between a recurrent and a k-truncated model trained by projected GD with "
+        "step alpha/t (Proposition 2)",
+        kWeightsShortcuts);
+  };
+  spec.configure = [&](StabilityConfig& c, config::CommonOptions& opts) {
+    for (const CLI::App* sub : subcommands)
+      if (sub->parsed()) subcommand = sub;
+    if (!subcommand) return;
+    config::apply_override(c, "analysis=" + subcommand->get_name());
+    for (const auto& [set, given] : shortcut_sets) config::apply_override(c, set, given);
+    if (shortcut_seed) opts.seed = shortcut_seed;
+    if (!shortcut_out.empty()) opts.out = shortcut_out;
+  };
+
+  spec.analyse = [&](const StabilityConfig& c, StabilityAnalysis&, train::RunFiles& files) {
     // The old subcommands' files, beside the runs.
-    std::string legacy;
-    if (sub)
-      legacy = fmt::format("{}/{}/{}-l{}.csv", cfg.output.dir, kName,
-                           cfg.analysis == "truncation" ? "truncation" : "weight-gap", cfg.lambda);
-    return run_analysis(cfg, opts.quiet, legacy);
-  } catch (const core::Error& e) {
-    std::fflush(stdout);
-    fmt::print(stderr, "seqbench stability: error: {}\n", e.what());
-    return e.exit_code();
-  } catch (const std::exception& e) {
-    std::fflush(stdout);
-    fmt::print(stderr, "seqbench stability: error: {}\n", e.what());
-    return core::kExitError;
-  }
+    const std::string legacy =
+        subcommand ? fmt::format("{}/{}/{}-l{}.csv", c.output.dir, spec.name,
+                                 c.analysis == "truncation" ? "truncation" : "weight-gap",
+                                 c.lambda)
+                   : "";
+    train::AnalysisOutcome a;
+    Outcome o;
+    try {
+      o = c.analysis == "truncation" ? run_truncation(c, files, legacy)
+                                     : run_weights(c, files, legacy);
+    } catch (const std::exception& e) {
+      a.error = e.what();  // recorded with the columns below, NaN
+    }
+    a.metric = o.log_rate / std::log(c.lambda);
+    a.updates = c.analysis == "weights" ? c.weights.steps : 0;
+    a.columns = {{"fitted_log_rate", num(o.log_rate)},
+                 {"log_lambda", num(std::log(c.lambda))},
+                 {"rate_ratio", num(a.metric)},
+                 {"fit_k", o.fit_k},
+                 {"final_gaps", o.final_gaps}};
+    a.printed = o.printed + (legacy.empty() ? "" : fmt::format("wrote {}\n", legacy));
+    a.note = o.note;
+    return a;
+  };
+  return train::run_app(argc, argv, spec);
 }
 
 }  // namespace seqbench::apps

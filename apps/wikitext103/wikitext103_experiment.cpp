@@ -3,7 +3,6 @@
 #include "apps/wikitext103/wikitext103_experiment.hpp"
 
 #include <algorithm>
-#include <filesystem>
 
 #include "apps/wikitext103/demo_config.hpp"
 #include "config/yaml_config.hpp"
@@ -11,6 +10,7 @@
 #include "core/fs.hpp"
 #include "core/threads.hpp"
 #include "train/checkpoint.hpp"
+#include "train/run_record.hpp"
 #include "train/trainer.hpp"
 
 namespace seqbench::apps {
@@ -127,33 +127,22 @@ int64_t Wikitext103Experiment::forward_segment(const TokenColumns& s, int64_t i)
   return x.L;
 }
 
-std::unique_ptr<Wikitext103Experiment> load_trained_run(const std::string& run_dir,
-                                                        const std::string& command,
-                                                        Wikitext103Config& cfg) {
-  const std::string config_path = run_dir + "/config.yaml", ck_path = run_dir + "/checkpoint.sbck";
-  if (!core::file_exists(config_path) || !core::file_exists(ck_path))
-    throw core::UsageError(fmt::format(
-        "{}: no trained run at '{}' (config.yaml and checkpoint.sbck needed; hint: train one "
-        "with `seqbench wikitext103 --config configs/wikitext103/<preset>.yaml`)",
-        command, run_dir));
-  // A run of another experiment would fail on its first foreign key with a message
-  // about that key; say what the run is instead.
-  const std::string experiment =
-      std::filesystem::path(run_dir).lexically_normal().parent_path().filename().string();
-  for (const char* other : {"imagenet64", "char_ptb", "copy", "pmnist", "minigrid"})
-    if (experiment == other)
-      throw core::UsageError(fmt::format(
-          "{}: '{}' is a run of the {} experiment; this analysis reads wikitext103 runs only "
-          "for now (hint: train one with `seqbench wikitext103 --config "
-          "configs/wikitext103/routing_small.yaml`)",
-          command, run_dir, experiment));
-  cfg = Wikitext103Config{};
-  config::apply_yaml_file(cfg, config_path);
+TrainedLmRun load_wikitext103_run(const std::string& run_dir) {
+  Wikitext103Config cfg;
+  config::apply_yaml_file(cfg, run_dir + "/config.yaml");
   auto exp = std::make_unique<Wikitext103Experiment>(cfg);
-  const train::Checkpoint ck = train::load_checkpoint(ck_path);
+  const train::Checkpoint ck = train::load_checkpoint(run_dir + "/checkpoint.sbck");
   train::load_parameters(exp->params(), ck);
   exp->load_state(ck);
-  return exp;
+  TrainedLmRun run;
+  run.experiment = "wikitext103";
+  run.exp = std::move(exp);
+  run.attention = cfg.model.attention;
+  run.data = train::data_label(cfg.data.name, cfg.data.stand_in);
+  run.batch = "segment";
+  run.batches = "segments";
+  run.batch_shape = fmt::format("of {} tokens", cfg.lm.seq_len);
+  return run;
 }
 
 }  // namespace seqbench::apps

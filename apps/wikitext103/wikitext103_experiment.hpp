@@ -107,13 +107,10 @@ class Wikitext103Experiment : public TransformerLmExperiment {
   TokenColumns train_, valid_, test_;
 };
 
-// A finished run read back for analysis: its saved config (filled into cfg), the corpus,
-// and the model with the parameters and state of run_dir/checkpoint.sbck. Throws
-// core::UsageError naming run_dir (and `command` in the message) when either file is
-// missing.
-std::unique_ptr<Wikitext103Experiment> load_trained_run(const std::string& run_dir,
-                                                        const std::string& command,
-                                                        Wikitext103Config& cfg);
+// A finished run read back for the attention analyses: its saved config, the corpus, and
+// the model with the parameters and state of run_dir/checkpoint.sbck (both files exist:
+// load_trained_run, apps/experiments.hpp, checks that and which experiment the run is).
+TrainedLmRun load_wikitext103_run(const std::string& run_dir);
 
 // `seqbench wikitext103 ...` and the seqbench_wikitext103 binary.
 int wikitext103_main(int argc, char** argv);

@@ -278,10 +278,11 @@ void apply_yaml_file(Cfg& cfg, const std::string& path) {
 }
 
 // "optim.lr=0.01": the value is parsed as a YAML scalar or flow node ("model.sizes=[1,2]",
-// "optim.target=null"); errors name the source as "--set optim.lr=0.01".
+// "optim.target=null"); errors name the source as "--set optim.lr=0.01", or as `given`
+// for an option that stands for the assignment (e.g. "weights --k 0").
 template <class Cfg>
-void apply_override(Cfg& cfg, const std::string& assignment) {
-  const std::string source = "--set " + assignment;
+void apply_override(Cfg& cfg, const std::string& assignment, const std::string& given = "") {
+  const std::string source = given.empty() ? "--set " + assignment : given;
   detail::apply_node(cfg, detail::override_node(assignment, source),
                      detail::Source{source, false, {}});
 }

@@ -2,7 +2,7 @@
 // seeds, expanded into runs with stable, readable ids, all under one sweep directory.
 // This file holds what does not depend on how runs are executed: reading the spec, the
 // expansion, and the state of each run as its files show it. Execution (local processes
-// or a Slurm job array) is apps/seqbench/sweep_main.cpp. Format: docs/sweeps.md.
+// or a Slurm job array) is apps/seqbench/sweep_*.cpp. Format: docs/sweeps.md.
 #pragma once
 
 #include <cstdint>

@@ -9,12 +9,18 @@
 // output.label or the app's default (AppSpec::label), and handed to the hooks that need it.
 // Errors print one line "seqbench <name>: error: ..." and exit 2 for config and
 // command-line mistakes, 1 for everything else; Ctrl-C writes a checkpoint and exits 130.
+// An app whose run is one computation instead of a training loop (stability's analyses)
+// goes through the same flow with AppSpec::analyse in place of the Trainer.
 #pragma once
 
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
+#include <concepts>
+#include <filesystem>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -30,6 +36,47 @@
 #include "train/trainer.hpp"
 
 namespace seqbench::train {
+
+// What the run of an app without a training loop (AppSpec::analyse) found.
+struct AnalysisOutcome {
+  double metric = std::numeric_limits<double>::quiet_NaN();  // the run's final and best metric
+  int64_t updates = 0;   // steps it took (runs.csv's updates)
+  RunIdentity columns;   // summary.json and runs.csv columns after the usual ones
+  std::string printed;   // printed (unless -q) and logged
+  std::string note;      // one line on stderr and summary.json's message, or empty
+  // Why the analysis failed, or empty. A failed run is recorded (status failed, its
+  // columns as they are) like a failed training update; an exception out of analyse is
+  // too, without the columns.
+  std::string error;
+};
+
+// A training app's Exp is a train::Experiment, run by the Trainer; any other Exp (built
+// from the config, naming its metric()) is an analysis run by AppSpec::analyse.
+template <class Exp>
+concept TrainedExperiment = std::derived_from<Exp, Experiment>;
+
+// Where a config keeps the run's seed and threads: train.seed and train.threads, or at
+// its top (`seed`, `threads`) for an app without training settings.
+template <class Cfg>
+constexpr bool kHasTrainSection = requires(Cfg& c) { c.train; };
+template <class Cfg>
+std::string run_key(const char* key) {
+  return kHasTrainSection<Cfg> ? std::string("train.") + key : std::string(key);
+}
+template <class Cfg>
+auto& config_seed(Cfg& c) {
+  if constexpr (kHasTrainSection<Cfg>)
+    return c.train.seed;
+  else
+    return c.seed;
+}
+template <class Cfg>
+auto& config_threads(Cfg& c) {
+  if constexpr (kHasTrainSection<Cfg>)
+    return c.train.threads;
+  else
+    return c.threads;
+}
 
 template <class Cfg, class Exp>
 struct AppSpec {
@@ -47,6 +94,9 @@ struct AppSpec {
   // config is loaded as for --resume and alternative(cfg, exp, checkpoint) replaces
   // training; it returns the exit code.
   std::function<void(CLI::App&)> add_options;
+  // Optional: what those options set, applied to the resolved config before the common
+  // shorthands (--seed, --out, ...), which it may also set (stability's old subcommands).
+  std::function<void(Cfg&, config::CommonOptions&)> configure;
   std::function<bool()> on_saved_run;
   std::function<int(const Cfg&, Exp&, const Checkpoint&)> alternative;
   // Optional: an action on the resolved config instead of training (e.g. a memory
@@ -70,6 +120,11 @@ struct AppSpec {
   std::function<void(Cfg&, Exp&)> adjust;
   std::function<void(Exp&, RunFiles&, bool resume, int64_t resume_step)> on_start;
   std::function<std::string(const Cfg&, Exp&, RunFiles&, const std::string& label)> on_finish;
+  // The run of an app without a training loop (Exp not a train::Experiment): it writes its
+  // own files into the run directory and returns what it found; run_app does the rest
+  // (label, run id, config.yaml, summary.json, runs.csv). An error it throws is recorded as
+  // a failed run. There is no checkpoint: --resume is refused.
+  std::function<AnalysisOutcome(const Cfg&, Exp&, RunFiles&)> analyse;
 };
 
 // The run's label: output.label, else spec.label(cfg), else model.cell (when the config
@@ -96,6 +151,57 @@ std::string app_run_id_prefix(const Cfg& cfg, const AppSpec<Cfg, Exp>& spec,
   return label;
 }
 
+// The run of an analysis app: the run directory, record and messages of a training run,
+// with spec.analyse in place of the Trainer.
+template <class Cfg, class Exp>
+int run_analysis(Cfg& cfg, Exp& exp, const AppSpec<Cfg, Exp>& spec, bool quiet,
+                 const std::string& label) {
+  if (cfg.output.run_id.empty())
+    cfg.output.run_id = report::make_run_id(cfg.output.dir + "/" + spec.name,
+                                            app_run_id_prefix(cfg, spec, label), config_seed(cfg));
+  RunFiles files(cfg.output.dir, spec.name, cfg.output.run_id, exp.metric(), false);
+  // No training curve and no gradient probes: RunFiles' empty training files go (they
+  // would hold only their headers).
+  std::error_code ec;
+  std::filesystem::remove(files.path("metrics.csv"), ec);
+  std::filesystem::remove(files.path("gradnorm.csv"), ec);
+  files.write_config(config::to_yaml(cfg));
+  if (!quiet)
+    fmt::print(stderr, "seqbench {}: starting run {} -> {}\n", spec.name, cfg.output.run_id,
+               files.dir());
+
+  // From here on the directory holds a run: an error in the analysis is recorded
+  // (summary.json status failed, a runs.csv row) like a failed training update.
+  const auto start = std::chrono::steady_clock::now();
+  AnalysisOutcome o;
+  Summary s;
+  s.status = "finished";
+  try {
+    o = spec.analyse(cfg, exp, files);
+  } catch (const std::exception& e) {
+    o.error = e.what();
+  }
+  if (!o.error.empty()) s.status = "failed";
+  s.message = o.error.empty() ? o.note : o.error;
+  s.train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  s.updates = o.updates;
+  s.metric = exp.metric();
+  s.final_metric = s.best_metric = o.metric;
+  s.final_loss = std::numeric_limits<double>::quiet_NaN();
+  s.peak_rss_mb = peak_rss_mb();
+  RunIdentity record = run_record(files, spec.name, spec.identity(cfg, exp, label), s);
+  append(record, o.columns);
+  files.log(o.printed + (s.message.empty() ? "" : s.message + "\n"));
+  write_run_outputs(files, record, s);
+  if (s.status == "failed") {
+    fmt::print(stderr, "seqbench {}: error: {}\n", spec.name, s.message);
+    return core::kExitError;
+  }
+  if (!quiet) fmt::print("{}wrote {}/\n", o.printed, files.dir());
+  if (!o.note.empty()) fmt::print(stderr, "seqbench {}: {}\n", spec.name, o.note);
+  return core::kExitOk;
+}
+
 inline int report_error(const std::string& app, const std::exception& e, int code) {
   std::fflush(stdout);
   fmt::print(stderr, "seqbench {}: error: {}\n", app, e.what());
@@ -115,12 +221,19 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
     if (spec.add_options) spec.add_options(app);
     if (!config::parse_cli(app, argc, argv)) return core::kExitOk;
     if (!opts.resume_from.empty()) opts.resume = true;
+    if (!TrainedExperiment<Exp> && opts.resume)
+      throw core::UsageError(fmt::format(
+          "--resume: a {} run has no checkpoint to continue from (hint: run it again with "
+          "another --run-id)",
+          spec.name));
 
     // Resolve the config. Command-line shorthands act like --set after everything else.
     Cfg cfg;
     auto shorthands = [&](Cfg& c) {
-      if (opts.seed) config::apply_override(c, fmt::format("train.seed={}", *opts.seed));
-      if (opts.threads) config::apply_override(c, fmt::format("train.threads={}", *opts.threads));
+      if (spec.configure) spec.configure(c, opts);
+      if (opts.seed) config::apply_override(c, fmt::format("{}={}", run_key<Cfg>("seed"), *opts.seed));
+      if (opts.threads)
+        config::apply_override(c, fmt::format("{}={}", run_key<Cfg>("threads"), *opts.threads));
       if (!opts.out.empty()) c.output.dir = opts.out;
       if (!opts.run_id.empty()) c.output.run_id = opts.run_id;
     };
@@ -163,14 +276,15 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
     install_interrupt_handler(false);
     // Capped now, said when the run starts (so that a usage error is still one line).
     std::string threads_warning;
-    cfg.train.threads =
-        core::cap_threads(cfg.train.threads, opts.force_threads, "train.threads", threads_warning);
+    config_threads(cfg) = core::cap_threads(config_threads(cfg), opts.force_threads,
+                                            run_key<Cfg>("threads"), threads_warning);
     auto warn_threads = [&] {
       if (!threads_warning.empty())
         fmt::print(stderr, "seqbench {}: warning: {}\n", spec.name, threads_warning);
     };
-    core::set_threads(cfg.train.threads);
-    backend::set_gemm_impl(backend::parse_gemm_impl(cfg.train.gemm));
+    core::set_threads(config_threads(cfg));
+    if constexpr (kHasTrainSection<Cfg>)
+      backend::set_gemm_impl(backend::parse_gemm_impl(cfg.train.gemm));
     // The run's label, derived once from the resolved config, on first use (the action's
     // probe needs it before the experiment is built; a training run after the experiment
     // has checked the config).
@@ -189,79 +303,84 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
     Exp exp(cfg);
     if (spec.adjust) spec.adjust(cfg, exp);
     if (opts.dump_config) return dump();
-    if (saved_run) {
-      Checkpoint saved = load_checkpoint(run_dir + "/checkpoint.sbck");
+    if constexpr (!TrainedExperiment<Exp>) {
       warn_threads();
-      return spec.alternative(cfg, exp, saved);
-    }
-
-    Checkpoint ck;
-    int64_t resume_step = 0;
-    const std::string latest = run_dir + "/checkpoint.sbck", previous = run_dir + "/checkpoint.prev.sbck";
-    const bool from_previous = opts.resume_from == "previous";
-    if (opts.resume) {
-      if (from_previous && !core::file_exists(previous))
-        throw core::UsageError(fmt::format(
-            "--resume-from previous: {} does not exist (a run keeps one once it has written two "
-            "checkpoints)",
-            previous));
-      try {
-        ck = load_checkpoint(from_previous ? previous : latest);
-      } catch (const core::Error& e) {
-        if (from_previous || !core::file_exists(previous)) throw;
-        throw core::Error(fmt::format("{} (hint: --resume-from previous continues from the checkpoint "
-                                      "before it, {})",
-                                      e.what(), previous));
-      }
-      resume_step = ck.get_int("step");
+      return run_analysis(cfg, exp, spec, opts.quiet, label());
     } else {
-      exp.init();
-    }
-    if (cfg.output.run_id.empty())
-      cfg.output.run_id = report::make_run_id(cfg.output.dir + "/" + spec.name,
-                                              app_run_id_prefix(cfg, spec, label()),
-                                              cfg.train.seed);
-    RunFiles files(cfg.output.dir, spec.name, cfg.output.run_id, exp.metric(), opts.resume);
-    Trainer trainer(cfg.train, cfg.optim, exp, files, opts.quiet);
-    // A resumed run touches its files only once its checkpoint has been restored, so a
-    // checkpoint that does not fit leaves the run as it was.
-    if (opts.resume) {
-      trainer.resume(ck);
-      ck = Checkpoint{};  // restored: its copy of the parameters is not needed any more
-      files.continue_after(resume_step);
-      // The damaged latest checkpoint must not become the next "previous" one.
-      if (from_previous) core::link_replace(previous, latest);
-    }
-    files.write_config(config::to_yaml(cfg));
-    if (spec.on_start) spec.on_start(exp, files, opts.resume, resume_step);
-    warn_threads();
-    if (!opts.quiet)
-      fmt::print(stderr, "seqbench {}: {} run {} -> {}\n", spec.name,
-                 opts.resume ? "resuming" : "starting", cfg.output.run_id, files.dir());
+      if (saved_run) {
+        Checkpoint saved = load_checkpoint(run_dir + "/checkpoint.sbck");
+        warn_threads();
+        return spec.alternative(cfg, exp, saved);
+      }
 
-    install_interrupt_handler();
-    if (interrupt_at >= 0) trainer.interrupt_after(interrupt_at);
-    const Summary s = trainer.run();
-    restore_default_handlers();
-    const std::string extra =
-        spec.on_finish ? spec.on_finish(cfg, exp, files, label()) : std::string();
+      Checkpoint ck;
+      int64_t resume_step = 0;
+      const std::string latest = run_dir + "/checkpoint.sbck", previous = run_dir + "/checkpoint.prev.sbck";
+      const bool from_previous = opts.resume_from == "previous";
+      if (opts.resume) {
+        if (from_previous && !core::file_exists(previous))
+          throw core::UsageError(fmt::format(
+              "--resume-from previous: {} does not exist (a run keeps one once it has written two "
+              "checkpoints)",
+              previous));
+        try {
+          ck = load_checkpoint(from_previous ? previous : latest);
+        } catch (const core::Error& e) {
+          if (from_previous || !core::file_exists(previous)) throw;
+          throw core::Error(fmt::format("{} (hint: --resume-from previous continues from the checkpoint "
+                                        "before it, {})",
+                                        e.what(), previous));
+        }
+        resume_step = ck.get_int("step");
+      } else {
+        exp.init();
+      }
+      if (cfg.output.run_id.empty())
+        cfg.output.run_id = report::make_run_id(cfg.output.dir + "/" + spec.name,
+                                                app_run_id_prefix(cfg, spec, label()),
+                                                cfg.train.seed);
+      RunFiles files(cfg.output.dir, spec.name, cfg.output.run_id, exp.metric(), opts.resume);
+      Trainer trainer(cfg.train, cfg.optim, exp, files, opts.quiet);
+      // A resumed run touches its files only once its checkpoint has been restored, so a
+      // checkpoint that does not fit leaves the run as it was.
+      if (opts.resume) {
+        trainer.resume(ck);
+        ck = Checkpoint{};  // restored: its copy of the parameters is not needed any more
+        files.continue_after(resume_step);
+        // The damaged latest checkpoint must not become the next "previous" one.
+        if (from_previous) core::link_replace(previous, latest);
+      }
+      files.write_config(config::to_yaml(cfg));
+      if (spec.on_start) spec.on_start(exp, files, opts.resume, resume_step);
+      warn_threads();
+      if (!opts.quiet)
+        fmt::print(stderr, "seqbench {}: {} run {} -> {}\n", spec.name,
+                   opts.resume ? "resuming" : "starting", cfg.output.run_id, files.dir());
 
-    const RunIdentity record = run_record(files, spec.name, spec.identity(cfg, exp, label()), s);
-    write_run_outputs(files, record, s);
-    if (s.status == "interrupted") {
-      fmt::print(stderr,
-                 "seqbench {}: interrupted at update {}; checkpoint written. Continue with:\n"
-                 "  seqbench {} --out {} --run-id {} --resume\n",
-                 spec.name, s.updates, spec.name, cfg.output.dir, cfg.output.run_id);
-      return core::kExitInterrupted;
+      install_interrupt_handler();
+      if (interrupt_at >= 0) trainer.interrupt_after(interrupt_at);
+      const Summary s = trainer.run();
+      restore_default_handlers();
+      const std::string extra =
+          spec.on_finish ? spec.on_finish(cfg, exp, files, label()) : std::string();
+
+      const RunIdentity record = run_record(files, spec.name, spec.identity(cfg, exp, label()), s);
+      write_run_outputs(files, record, s);
+      if (s.status == "interrupted") {
+        fmt::print(stderr,
+                   "seqbench {}: interrupted at update {}; checkpoint written. Continue with:\n"
+                   "  seqbench {} --out {} --run-id {} --resume\n",
+                   spec.name, s.updates, spec.name, cfg.output.dir, cfg.output.run_id);
+        return core::kExitInterrupted;
+      }
+      if (!opts.quiet)
+        fmt::print("\n{}\n{}", summary_table(record), extra.empty() ? "" : extra + "\n");
+      if (s.status == "diverged" || s.status == "failed") {
+        fmt::print(stderr, "seqbench {}: error: {}\n", spec.name, s.message);
+        return core::kExitError;
+      }
+      return core::kExitOk;
     }
-    if (!opts.quiet)
-      fmt::print("\n{}\n{}", summary_table(record), extra.empty() ? "" : extra + "\n");
-    if (s.status == "diverged" || s.status == "failed") {
-      fmt::print(stderr, "seqbench {}: error: {}\n", spec.name, s.message);
-      return core::kExitError;
-    }
-    return core::kExitOk;
   } catch (const core::Error& e) {
     return report_error(spec.name, e, e.exit_code());
   } catch (const std::exception& e) {

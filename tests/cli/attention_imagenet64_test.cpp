@@ -1,5 +1,5 @@
 // `seqbench report attention approx|jsd` on imagenet64 runs (apps/wikitext103/attention_*,
-// the run read by the front door, apps/seqbench/report_main.cpp): tiny 4x4 one-channel IDX
+// the run read by load_trained_run, apps/experiments.cpp): tiny 4x4 one-channel IDX
 // images (the MNIST stand-in's format), so one image is a sequence of N = 16 subpixels and
 // a validation batch is data.eval_batch = 4 images. The same checks as the wikitext103
 // tests (tests/cli/wikitext103_cli_test.cpp): at w = 16 = N every sparse kind must

@@ -263,7 +263,7 @@ TEST(CharPtbCli, EveryCommittedPresetResolvesAndTheDemoIsTheSmallLstm) {
   EXPECT_NE(r.out.find("label: lstm-small"), std::string::npos) << r.out;
 }
 
-// Needs `seqbench report char_ptb` wired in apps/seqbench/report_main.cpp.
+// Needs `seqbench report char_ptb`: char_ptb's entry in apps/experiments.cpp.
 TEST(CharPtbReport, PrintsThePaperTableWithRecalledNumbersMarked) {
   const std::string dir = clitest::fresh_dir("x");
   tiny_corpus(dir);

@@ -266,7 +266,7 @@ TEST(PmnistCli, EveryCommittedPresetResolvesAndTheDemoIsTheSmallLstm) {
   EXPECT_NE(r.out.find("label: lstm-small"), std::string::npos) << r.out;
 }
 
-// Needs `seqbench report pmnist` wired in apps/seqbench/report_main.cpp.
+// Needs `seqbench report pmnist`: pmnist's entry in apps/experiments.cpp.
 TEST(PmnistReport, PrintsThePaperTableWithRecalledNumbersMarked) {
   const std::string dir = clitest::fresh_dir("x");
   tiny_mnist(dir);

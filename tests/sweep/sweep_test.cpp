@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "apps/experiments.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "test_util.hpp"
@@ -136,9 +137,7 @@ TEST(Sweep, EveryCommittedSweepFileLoadsAndExpands) {
     if (e.path().extension() != ".yaml") continue;
     const std::string text = core::read_file(e.path().string());
     if (text.find("\nexperiment:") == std::string::npos && text.rfind("experiment:", 0) != 0) continue;
-    const auto spec = sweep::load_spec(e.path().string(),
-                                       {"copy", "pmnist", "char_ptb", "wikitext103", "imagenet64", "minigrid", "stability",
-                                        "recall"});
+    const auto spec = sweep::load_spec(e.path().string(), apps::sweepable_experiments());
     EXPECT_FALSE(sweep::expand(spec).empty()) << e.path();
     ++n;
   }

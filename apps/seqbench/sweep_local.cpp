@@ -1,0 +1,216 @@
+// `seqbench sweep --backend local`: every run not done yet as a child process of this
+// binary, at most --jobs at once, each in its own process group with its output in the
+// sweep's log of the run; Ctrl-C is passed on once and the runs checkpoint. Also the
+// foreground run of one Slurm array task (run_one), which starts its run the same way.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <ctime>
+#include <filesystem>
+#include <map>
+
+#include "apps/seqbench/sweep_backend.hpp"
+#include "core/check.hpp"
+#include "core/fs.hpp"
+
+namespace seqbench::apps {
+
+namespace {
+
+namespace fs = std::filesystem;
+using sweep::Run;
+using sweep::RunStatus;
+using sweep::Spec;
+using sweep::State;
+
+volatile std::sig_atomic_t g_signal = 0;
+void on_signal(int sig) { g_signal = sig; }
+
+// A run whose directory exists without a checkpoint or summary (killed before its
+// first checkpoint) is moved aside, never deleted, so that it can start again.
+void clear_stale(const Spec& spec, const Run& run) {
+  const std::string dir = sweep::run_dir(spec, run);
+  if (!core::file_exists(dir)) return;
+  const std::string aside = fmt::format("{}/stale/{}-{}", sweep::bookkeeping_dir(spec), run.id,
+                                        std::time(nullptr));
+  core::make_dirs(sweep::bookkeeping_dir(spec) + "/stale");
+  std::error_code ec;
+  fs::rename(dir, aside, ec);
+  if (ec) throw core::Error(fmt::format("cannot move '{}' aside: {}", dir, ec.message()));
+}
+
+// Starts one run as a child process in its own process group (so that a Ctrl-C reaches
+// it once, through us), output to the sweep's log of the run. Returns its pid.
+pid_t start_run(const Spec& spec, const Run& run, int64_t threads, bool force_threads,
+                const RunStatus& st) {
+  // An interrupted run continues; a failed one (retried) or a stale directory starts over.
+  const bool resume = st.state == State::kInterrupted && st.has_checkpoint;
+  if (!resume) clear_stale(spec, run);
+  const auto args = sweep::run_arguments(spec, run, threads, resume, force_threads);
+  core::make_dirs(sweep::bookkeeping_dir(spec) + "/logs");
+  const std::string log = sweep::log_path(spec, run);
+  std::remove(sweep::exit_path(spec, run).c_str());
+  const std::string exe = self_exe();
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(exe.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  core::AppendFile(log).write(fmt::format("# {} {}\n", exe, fmt::join(args, " ")));
+  const pid_t pid = ::fork();
+  if (pid < 0) throw core::Error("cannot start a run: fork failed");
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+    ::execv(exe.c_str(), argv.data());
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);
+  return pid;
+}
+
+int exit_code_of(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void record_exit(const Spec& spec, const Run& run, int code) {
+  core::write_file_atomic(sweep::exit_path(spec, run), fmt::format("{}\n", code));
+}
+
+void install_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+// Runs the runs not yet done, at most opts.jobs at once.
+class LocalBackend final : public SweepBackend {
+ public:
+  explicit LocalBackend(const LaunchOptions& opts) : opts_(opts) {}
+  int launch(const Spec& spec, const std::vector<Run>& runs) override;
+
+ private:
+  LaunchOptions opts_;
+};
+
+int LocalBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
+  const int64_t jobs = opts_.jobs, threads = opts_.threads;
+  const bool force_threads = opts_.force_threads, retry_failed = opts_.retry_failed,
+             quiet = opts_.quiet;
+  install_signals();
+  std::map<pid_t, const Run*> active;
+  int started = 0, failed = 0, skipped_failed = 0;
+  const auto reap = [&](bool block) {
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, block ? 0 : WNOHANG);
+    if (pid <= 0) return false;
+    const auto it = active.find(pid);
+    if (it == active.end()) return true;
+    const int code = exit_code_of(status);
+    record_exit(spec, *it->second, code);
+    if (code != 0 && code != 130 && code != 143) ++failed;
+    if (!quiet)
+      fmt::print(stderr, "seqbench sweep: {} {}\n", it->second->id,
+                 code == 0 ? "done" : code == 130 || code == 143
+                                          ? "interrupted"
+                                          : fmt::format("failed (exit {}; log {})", code,
+                                                        sweep::log_path(spec, *it->second)));
+    active.erase(it);
+    return true;
+  };
+  for (const Run& run : runs) {
+    if (g_signal) break;
+    const RunStatus st = sweep::run_status(spec, run);
+    if (st.state == State::kDone || st.state == State::kRunning) continue;
+    if (st.state == State::kFailed && !retry_failed) {
+      ++skipped_failed;
+      continue;
+    }
+    while (int64_t(active.size()) >= jobs && !g_signal) {
+      if (!reap(true) && errno != EINTR) break;
+    }
+    if (g_signal) break;
+    const pid_t pid = start_run(spec, run, threads, force_threads, st);
+    active[pid] = &run;
+    ++started;
+    if (!quiet)
+      fmt::print(stderr, "seqbench sweep: {} {} (threads {})\n",
+                 st.state == State::kInterrupted && st.has_checkpoint ? "resuming" : "starting", run.id,
+                 threads);
+  }
+  bool forwarded = false;
+  while (!active.empty()) {
+    if (g_signal && !forwarded) {
+      for (const auto& [pid, run] : active) ::kill(pid, g_signal);
+      forwarded = true;
+    }
+    if (!reap(true) && errno == ECHILD) break;
+  }
+  if (g_signal) {
+    fmt::print(stderr,
+               "seqbench sweep: interrupted; the runs checkpointed. Run the same command again "
+               "to continue.\n");
+    return core::kExitInterrupted;
+  }
+  if (skipped_failed)
+    fmt::print(stderr,
+               "seqbench sweep: {} failed run{} not retried (--retry-failed runs them again; "
+               "`seqbench sweep status {}` shows why)\n",
+               skipped_failed, skipped_failed == 1 ? "" : "s", spec.path);
+  if (!quiet) fmt::print(stderr, "seqbench sweep: started {} run(s); merged table: {}/{}/runs.csv\n",
+                         started, spec.out, spec.experiment);
+  return failed || skipped_failed ? core::kExitError : core::kExitOk;
+}
+
+}  // namespace
+
+std::string self_exe() {
+  std::error_code ec;
+  const auto p = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw core::Error("cannot find this program's path (/proc/self/exe)");
+  return p.string();
+}
+
+std::unique_ptr<SweepBackend> local_backend(const LaunchOptions& opts) {
+  return std::make_unique<LocalBackend>(opts);
+}
+
+int run_one(const Spec& spec, const std::vector<Run>& runs, int64_t index, int64_t threads,
+            bool force_threads) {
+  if (index < 0 || index >= int64_t(runs.size()))
+    throw core::UsageError(fmt::format("--run-index {}: the sweep has runs 0..{}", index,
+                                       runs.size() - 1));
+  const Run& run = runs[size_t(index)];
+  const RunStatus st = sweep::run_status(spec, run);
+  if (st.state == State::kDone) return core::kExitOk;
+  install_signals();
+  const pid_t pid = start_run(spec, run, threads, force_threads, st);
+  int status = 0;
+  bool forwarded = false;
+  for (;;) {
+    const pid_t r = ::waitpid(pid, &status, 0);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) throw core::Error("lost the run's process (waitpid failed)");
+    if (g_signal && !forwarded) {
+      ::kill(pid, g_signal);
+      forwarded = true;
+    }
+  }
+  const int code = exit_code_of(status);
+  record_exit(spec, run, code);
+  return code;
+}
+
+}  // namespace seqbench::apps
