@@ -4,6 +4,7 @@
 
 #include "core/check.hpp"
 #include "core/fs.hpp"
+#include "report/claims.hpp"
 #include "report/paper_report.hpp"
 
 namespace seqbench::apps {
@@ -37,6 +38,20 @@ void add_paper_commands(CLI::App& report, PaperCommand& cmd) {
   cmd.paper->add_option("--format", cmd.format, "what to print: md (default), csv or latex")
       ->check(CLI::IsMember({"md", "csv", "latex"}))
       ->type_name("md|csv|latex");
+  cmd.claims = report.add_subcommand(
+      "claims",
+      "each claim of the five papers (configs/claims/*.yaml) with a verdict computed from the runs: "
+      "reproduced, not reproduced or inconclusive at this budget; Markdown, CSV and HTML (docs/claims.md)");
+  cmd.claims->add_option("--claims", cmd.claims_dir, "the directory of claim files")
+      ->type_name("DIR")
+      ->capture_default_str();
+  cmd.claims->add_option("--root", cmd.root, "the directory the claims' run paths are relative to")
+      ->type_name("DIR")
+      ->capture_default_str();
+  cmd.claims->add_option("--out", cmd.out, "output directory (default results/claims/report)")->type_name("DIR");
+  cmd.claims->add_option("--format", cmd.format, "what to print: md (default) or csv")
+      ->check(CLI::IsMember({"md", "csv"}))
+      ->type_name("md|csv");
 }
 
 namespace {
@@ -54,6 +69,16 @@ report::PaperReport make_report(const report::PaperSpec& spec, const PaperComman
 }  // namespace
 
 int paper_command(const PaperCommand& cmd) {
+  if (cmd.claims->parsed()) {
+    const std::vector<report::Claim> claims = report::load_claims(cmd.claims_dir);
+    std::vector<report::ClaimResult> results;
+    for (const auto& c : claims) results.push_back(report::evaluate_claim(c, cmd.root));
+    const std::string out = cmd.out.empty() ? "results/claims/report" : cmd.out;
+    const auto files = report::write_claims_report(results, out);
+    fmt::print("{}", cmd.format == "csv" ? report::claims_csv(results) : report::claims_markdown(results));
+    fmt::print(stderr, "seqbench report claims: wrote {}\n", fmt::join(files, ", "));
+    return core::kExitOk;
+  }
   if (cmd.paper->parsed()) {
     const report::PaperSpec& spec = report::paper_spec(cmd.name);
     const std::string out = cmd.out.empty() ? fmt::format("{}/papers/{}/report", cmd.results, spec.name) : cmd.out;

@@ -1,7 +1,6 @@
 #include "report/paper_report.hpp"
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 
 #include <filesystem>
 #include <set>
@@ -9,6 +8,7 @@
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "report/csv.hpp"
+#include "report/html.hpp"
 #include "report/markdown.hpp"
 #include "report/paper_figures.hpp"
 #include "report/paper_sources.hpp"
@@ -64,28 +64,6 @@ std::string latex_escape(const std::string& s) {
     for (size_t at = out.find(from); at != std::string::npos; at = out.find(from, at + to.size()))
       out.replace(at, from.size(), to);
   }
-  return out;
-}
-
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string base64(const std::string& bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()), int(bytes.size()));
-  out.resize(size_t(n));
   return out;
 }
 
