@@ -122,7 +122,7 @@ std::vector<std::string> sweepable_experiments() {
   return names;
 }
 
-TrainedLmRun load_trained_run(const std::string& dir, const std::string& command) {
+TrainedLmRun load_trained_run(const std::string& dir, const std::string& command, const std::string& attention) {
   std::string run_dir = dir;
   while (run_dir.size() > 1 && run_dir.back() == '/') run_dir.pop_back();
   const std::vector<std::string> lms = lm_experiments();
@@ -159,7 +159,7 @@ TrainedLmRun load_trained_run(const std::string& dir, const std::string& command
     SB_CHECK(entry && entry->load_lm_run, "load_trained_run: no {} entry to read '{}' with",
              image ? "imagenet64" : "wikitext103", run_dir);
   }
-  return entry->load_lm_run(run_dir);
+  return entry->load_lm_run(run_dir, attention);
 }
 
 }  // namespace seqbench::apps

@@ -32,8 +32,10 @@ struct ExperimentEntry {
   std::span<const ReportTable> tables;
   // Set where a run is a trained Transformer LM that the attention analyses (`seqbench
   // report attention`) read: the run back from run_dir, whose config.yaml and
-  // checkpoint.sbck exist.
-  TrainedLmRun (*load_lm_run)(const std::string& run_dir);
+  // checkpoint.sbck exist; `attention`, when not empty, replaces model.attention (the
+  // parameters must fit the new heads: kinds without parameters of their own, such as full,
+  // local, smyrf and lsh, can stand in for each other).
+  TrainedLmRun (*load_lm_run)(const std::string& run_dir, const std::string& attention);
 };
 
 std::span<const ExperimentEntry> experiments();
@@ -48,6 +50,7 @@ std::vector<std::string> sweepable_experiments();
 // wikitext103 run. Throws core::UsageError, one line, for a missing run and for a run of
 // an experiment without a load_lm_run (naming that experiment, instead of failing on
 // its first foreign config key).
-TrainedLmRun load_trained_run(const std::string& run_dir, const std::string& command);
+TrainedLmRun load_trained_run(const std::string& run_dir, const std::string& command,
+                              const std::string& attention = "");
 
 }  // namespace seqbench::apps

@@ -164,8 +164,10 @@ struct TrainedLmRun {
 
 // Reads the run in run_dir for `command` (named in error messages); throws
 // core::UsageError for a missing run or one the analyses cannot read.
-using LmRunLoader =
-    std::function<TrainedLmRun(const std::string& run_dir, const std::string& command)>;
+// `attention`, when not empty, replaces the run's model.attention before the model is built
+// (a model evaluated with other heads than it was trained with: `report attention swap`).
+using LmRunLoader = std::function<TrainedLmRun(const std::string& run_dir, const std::string& command,
+                                               const std::string& attention)>;
 
 // The attention heads, canonical: "local:2,routing:2".
 std::string lm_attention(const nn::TransformerConfig& m);

@@ -181,9 +181,10 @@ auto Imagenet64Experiment::load_eval_batch(Split s, int64_t i) -> Batch {
   return load_images(images, idx_.data(), b);
 }
 
-TrainedLmRun load_imagenet64_run(const std::string& run_dir) {
+TrainedLmRun load_imagenet64_run(const std::string& run_dir, const std::string& attention) {
   Imagenet64Config cfg;
   config::apply_yaml_file(cfg, run_dir + "/config.yaml");
+  if (!attention.empty()) cfg.model.attention = attention;
   auto exp = std::make_unique<Imagenet64Experiment>(cfg);
   const train::Checkpoint ck = train::load_checkpoint(run_dir + "/checkpoint.sbck");
   train::load_parameters(exp->params(), ck);

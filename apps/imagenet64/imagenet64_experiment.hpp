@@ -135,6 +135,6 @@ int imagenet64_main(int argc, char** argv);
 
 // A finished run read back for the attention analyses, as load_wikitext103_run does:
 // config, data, and the model with the parameters and state of run_dir/checkpoint.sbck.
-TrainedLmRun load_imagenet64_run(const std::string& run_dir);
+TrainedLmRun load_imagenet64_run(const std::string& run_dir, const std::string& attention = "");
 
 }  // namespace seqbench::apps

@@ -14,6 +14,7 @@
 #include "apps/seqbench/paper_main.hpp"
 #include "apps/wikitext103/attention_approx.hpp"
 #include "apps/wikitext103/attention_jsd.hpp"
+#include "apps/wikitext103/attention_swap.hpp"
 #include "config/cli.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
@@ -184,8 +185,20 @@ int report_main(int argc, char** argv) {
     jsd->add_option("--segments", jsd_opts.segments,
                     "validation segments (imagenet64: batches of data.eval_batch images) to use")
         ->capture_default_str();
+    CLI::App* swap = attention->add_subcommand(
+        "swap",
+        "a trained full-attention wikitext103 or imagenet64 model evaluated with other kinds in place "
+        "of its full heads, no retraining (SMYRF's drop-in claim)");
+    SwapCommandOptions swap_opts;
+    swap->add_option("RUN_DIR", swap_opts.run_dir, "results/<wikitext103|imagenet64>/<run-id>")->required();
+    swap->add_option("--out", swap_opts.out_dir, "output directory (default RUN_DIR/attention_swap)")
+        ->type_name("DIR");
+    swap->add_option("--kinds", swap_opts.kinds, "kinds to put in place of the full heads")
+        ->check(CLI::IsMember({"local", "smyrf", "lsh", "random", "routing"}))
+        ->capture_default_str();
     if (!config::parse_cli(app, argc, argv)) return static_cast<int>(core::kExitOk);
     if (paper_cmd.parsed()) return paper_command(paper_cmd);
+    if (swap->parsed()) return attention_swap_command(swap_opts, load_trained_run);
     if (approx->parsed()) return attention_approx_command(approx_opts, load_trained_run);
     if (jsd->parsed()) return attention_jsd_command(jsd_opts, load_trained_run);
     for (const auto& t : tables)

@@ -178,7 +178,7 @@ int attention_approx_command(const ApproxCommandOptions& opts, const LmRunLoader
           "attention approx: --windows must be >= 1, got {} (hint: e.g. --windows 8,16,32)", w));
   for (const auto& kind : opts.approx.kinds) (void)approx_config(kind, 1, 1, opts.approx);
 
-  const TrainedLmRun run = load(opts.run_dir, "attention approx");
+  const TrainedLmRun run = load(opts.run_dir, "attention approx", "");
   TransformerLmExperiment* const exp = run.exp.get();
   nn::TransformerLM& lm = exp->model();
   bool has_full = false;

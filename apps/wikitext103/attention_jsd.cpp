@@ -61,7 +61,7 @@ int attention_jsd_command(const JsdCommandOptions& opts, const LmRunLoader& load
   if (opts.segments < 1)
     throw core::UsageError(
         fmt::format("attention jsd: --segments must be >= 1, got {}", opts.segments));
-  const TrainedLmRun run = load(opts.run_dir, "attention jsd");
+  const TrainedLmRun run = load(opts.run_dir, "attention jsd", "");
   TransformerLmExperiment* const exp = run.exp.get();
   nn::TransformerLM& lm = exp->model();
   bool mixed = false;

@@ -127,9 +127,10 @@ int64_t Wikitext103Experiment::forward_segment(const TokenColumns& s, int64_t i)
   return x.L;
 }
 
-TrainedLmRun load_wikitext103_run(const std::string& run_dir) {
+TrainedLmRun load_wikitext103_run(const std::string& run_dir, const std::string& attention) {
   Wikitext103Config cfg;
   config::apply_yaml_file(cfg, run_dir + "/config.yaml");
+  if (!attention.empty()) cfg.model.attention = attention;
   auto exp = std::make_unique<Wikitext103Experiment>(cfg);
   const train::Checkpoint ck = train::load_checkpoint(run_dir + "/checkpoint.sbck");
   train::load_parameters(exp->params(), ck);

@@ -110,7 +110,7 @@ class Wikitext103Experiment : public TransformerLmExperiment {
 // A finished run read back for the attention analyses: its saved config, the corpus, and
 // the model with the parameters and state of run_dir/checkpoint.sbck (both files exist:
 // load_trained_run, apps/experiments.hpp, checks that and which experiment the run is).
-TrainedLmRun load_wikitext103_run(const std::string& run_dir);
+TrainedLmRun load_wikitext103_run(const std::string& run_dir, const std::string& attention = "");
 
 // `seqbench wikitext103 ...` and the seqbench_wikitext103 binary.
 int wikitext103_main(int argc, char** argv);

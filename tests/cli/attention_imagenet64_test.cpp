@@ -164,3 +164,27 @@ TEST(AttentionImagenet64, ARunOfAnotherExperimentIsNamed) {
         << r.err;
   }
 }
+
+TEST(AttentionImagenet64, SwapEvaluatesTheTrainedModelWithOtherHeads) {
+  const std::string dir = clitest::fresh_dir("x");
+  tiny_setup(dir);
+  // w = 16 = N: local attention sees every key, so swapped in it must give full's loss.
+  ASSERT_EQ(run(kTrain + " --config tiny.yaml --run-id full -q --set model.window=16", dir).code, 0);
+  auto r = run(kFront + " report attention swap results/imagenet64/full --kinds local smyrf --out sw", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto t = report::read_csv(dir + "/sw/attention_swap.csv");
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(cell(t, "kind", 0), "full");
+  EXPECT_EQ(cell(t, "kind", 1), "local");
+  EXPECT_EQ(cell(t, "attention", 2), "smyrf");
+  EXPECT_NEAR(t.number(1, "valid_loss"), t.number(0, "valid_loss"), 1e-5);
+  EXPECT_DOUBLE_EQ(t.number(0, "ratio_to_full"), 1.0);
+  EXPECT_TRUE(std::isfinite(t.number(2, "valid_loss")));
+
+  // Nothing to swap in a model without full heads: one line, exit 2.
+  ASSERT_EQ(run(kTrain + " --config tiny.yaml --run-id loc -q --set model.attention=local", dir).code, 0);
+  r = run(kFront + " report attention swap results/imagenet64/loc", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("no full heads to replace"), std::string::npos) << r.err;
+}

@@ -135,7 +135,9 @@ TEST(ExperimentTable, AttentionAnalysesReadOnlyTrainedLmRuns) {
                 std::string::npos)
           << err;
       for (const auto& lm : apps::experiments()) {
-        if (lm.load_lm_run) EXPECT_NE(err.find(lm.name), std::string::npos) << err;
+        if (lm.load_lm_run) {
+          EXPECT_NE(err.find(lm.name), std::string::npos) << err;
+        }
       }
     }
   }
