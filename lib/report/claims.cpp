@@ -477,9 +477,15 @@ std::string num(double v, int decimals) {
   return fmt::format("{:.{}f}", v, decimals);
 }
 
+// An effect or threshold as shown: a relative difference in % (one decimal), anything
+// else in the test's scale and decimals.
+std::string effect_text(const ClaimTest& t, double v) {
+  return t.relative ? num(100 * v, 1) + " %" : num(v * t.scale, t.decimals);
+}
+
 std::string criterion_text(const ClaimTest& t) {
   const auto& c = t.criterion;
-  const auto show = [&](double v) { return num(v * t.scale, t.decimals); };
+  const auto show = [&](double v) { return effect_text(t, v); };
   std::string what = t.b ? (t.relative ? fmt::format("({0} − {1}) / {1}", t.a.name, t.b->name)
                                        : fmt::format("{} − {}", t.a.name, t.b->name))
                          : t.a.name;
@@ -535,7 +541,7 @@ TestResult evaluate_test(const ClaimTest& test, const std::string& root) {
     r.reason = "the effect is not a finite number (a diverged run?)";
     return r;
   }
-  const auto show = [&](double v) { return num(v * test.scale, test.decimals); };
+  const auto show = [&](double v) { return effect_text(test, v); };
   const std::string est = c.deterministic ? show(r.estimate)
                                           : fmt::format("{} [{}, {}]", show(r.estimate), show(r.lo), show(r.hi));
   if (int(n) < need) {
@@ -626,7 +632,7 @@ std::string ours_cell(const TestResult& r) {
 std::string effect_cell(const TestResult& r) {
   if (!r.have) return "—";
   const ClaimTest& t = *r.test;
-  const auto show = [&](double v) { return num(v * t.scale, t.decimals); };
+  const auto show = [&](double v) { return effect_text(t, v); };
   if (t.criterion.deterministic || std::isnan(r.lo)) return show(r.estimate);
   return fmt::format("{} [{}, {}]", show(r.estimate), show(r.lo), show(r.hi));
 }
@@ -751,40 +757,65 @@ std::string claims_html(const std::vector<ClaimResult>& results, const std::stri
 
 namespace {
 
-// A strip plot of one claim's samples: one column of points per group and test, with the
-// group's mean as a bar. Returns the PNG's path relative to out_dir, or "" if not drawn.
+// One panel per test with samples: a column of points per group (the runs' values), the
+// group's mean as a short bar, and for a one-group test the criterion's line(s). Returns the
+// PNG's path relative to out_dir, or "" when nothing was drawn.
 std::string draw_samples(const ClaimResult& r, const std::string& out_dir) {
-  std::string dat, tics;
-  int x = 0;
-  double lo = INFINITY, hi = -INFINITY;
+  std::string dat, panels;
+  int block = 0, n_panels = 0;
   for (const auto& t : r.tests) {
-    auto column = [&](const std::string& name, const std::vector<double>& v) {
-      ++x;
-      tics += fmt::format("{}{} {}", tics.empty() ? "" : ", ", gp_quote(name), x);
-      for (double y : v) {
-        dat += fmt::format("{} {}\n", x, y * t.test->scale);
-        lo = std::min(lo, y * t.test->scale);
-        hi = std::max(hi, y * t.test->scale);
-      }
-    };
     if (t.a.empty()) continue;
-    const std::string prefix = r.tests.size() > 1 ? t.test->name + ": " : "";
-    column(prefix + t.test->a.name, t.a);
-    if (t.test->b) column(prefix + t.test->b->name, t.b);
+    const ClaimTest& test = *t.test;
+    std::vector<std::pair<std::string, const std::vector<double>*>> groups{{test.a.name, &t.a}};
+    if (test.b && !t.b.empty()) groups.push_back({test.b->name, &t.b});
+    double lo = INFINITY, hi = -INFINITY;
+    std::string tics, plots;
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      const auto& [name, v] = groups[gi];
+      tics += fmt::format("{}{} {}", gi ? ", " : "", gp_quote(name), gi + 1);
+      // Points, spread a little sideways so equal values stay visible, then the mean.
+      for (size_t i = 0; i < v->size(); ++i) {
+        const double y = (*v)[i] * test.scale;
+        dat += fmt::format("{} {}\n", double(gi + 1) + 0.06 * (double(i) - 0.5 * double(v->size() - 1)), y);
+        lo = std::min(lo, y);
+        hi = std::max(hi, y);
+      }
+      dat += fmt::format("\n\n{} {}\n{} {}\n\n\n", double(gi + 1) - 0.25, mean(*v) * test.scale,
+                         double(gi + 1) + 0.25, mean(*v) * test.scale);
+      plots += fmt::format("{}'{}.dat' index {} using 1:2 with points pt 7 ps 1.3 lc rgb '#1f77b4', "
+                           "'' index {} using 1:2 with lines lw 2 lc rgb '#d62728'",
+                           gi ? ", " : "", r.claim->id, block, block + 1);
+      block += 2;
+    }
+    std::string lines;
+    if (groups.size() == 1) {
+      const auto& c = test.criterion;
+      std::vector<double> ys;
+      if (c.direction == ClaimCriterion::Direction::Within) ys = {c.lo, c.hi};
+      else ys = {c.threshold};
+      for (double y : ys) {
+        lines += fmt::format(", {} with lines dt 2 lw 1.5 lc rgb '#555555'", y * test.scale);
+        lo = std::min(lo, y * test.scale);
+        hi = std::max(hi, y * test.scale);
+      }
+    }
+    const double pad = hi > lo ? 0.1 * (hi - lo) : std::max(1e-3, std::fabs(hi) * 0.1);
+    panels += fmt::format(
+        "set title {} noenhanced\nset xtics ({}) noenhanced\nset xrange [0.4:{}.6]\nset yrange [{}:{}]\n"
+        "set ylabel {} noenhanced\nplot {}{}\n",
+        gp_quote(test.name), tics, groups.size(), lo - pad, hi + pad,
+        gp_quote(test.unit.empty() ? "value per run" : test.unit), plots, lines);
+    ++n_panels;
   }
-  if (x == 0 || !std::isfinite(lo)) return "";
+  if (n_panels == 0) return "";
   GnuplotFigure g;
   g.stem = r.claim->id;
   g.written_by = "seqbench report claims";
-  const double pad = hi > lo ? 0.08 * (hi - lo) : std::max(1e-3, std::fabs(hi) * 0.1);
-  g.settings = fmt::format(
-      "set title {}\nset xtics ({}) noenhanced\nset xrange [0.5:{}.5]\nset yrange [{}:{}]\nset key off\n"
-      "set ylabel {}\nset grid ytics\n",
-      gp_quote(r.claim->id + ": " + r.claim->title), tics, x, lo - pad, hi + pad,
-      gp_quote(r.tests.front().test->unit.empty() ? "value per run" : r.tests.front().test->unit));
-  g.plot = "plot '" + r.claim->id + ".dat' using 1:2 with points pt 7 ps 1.5 lc rgb '#1f77b4'\n";
-  g.width = std::max(480, 160 * x);
-  g.height = 420;
+  g.settings = "set key off\nset grid ytics\nset samples 2\n";
+  g.plot = fmt::format("set multiplot layout 1,{} title {} noenhanced\n{}unset multiplot\n", n_panels,
+                       gp_quote(r.claim->id + ": " + r.claim->title), panels);
+  g.width = 80 + 380 * n_panels;
+  g.height = 440;
   const std::string dir = (fs::path(out_dir) / "figures").string();
   const DrawnFigure d = draw_figure(dir, g, dat);
   if (!d.status.drawn()) return "";
