@@ -606,8 +606,10 @@ ClaimResult evaluate_claim(const Claim& claim, const std::string& root) {
   for (const auto& ref : claim.numbers) {
     const PaperSpec& p = paper_spec(claim.paper);
     const PaperNumber* n = find_paper_number(p, ref.table, ref.row, ref.column);
-    cells.push_back(number_cell(*n) + (n->unit.empty() ? "" : " " + n->unit));
-    srcs.push_back(number_source(p, *n));
+    cells.push_back(fmt::format("{}{}: {}{}", n->row, n->column.empty() ? "" : " " + n->column, number_cell(*n),
+                                n->unit.empty() ? "" : " " + n->unit));
+    const std::string src = number_source(p, *n);
+    if (std::find(srcs.begin(), srcs.end(), src) == srcs.end()) srcs.push_back(src);
   }
   out.paper_number = cells.empty() ? "—" : fmt::format("{}", fmt::join(cells, "; "));
   out.paper_source = fmt::format("{}", fmt::join(srcs, "; "));
