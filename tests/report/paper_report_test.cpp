@@ -204,6 +204,15 @@ TEST(PaperReport, HeaderSaysHowManyPaperNumbersAreCheckedInEveryFormat) {
   }
 }
 
+// A note is what a reader sees; how a number was searched for belongs in `search`.
+TEST(PaperSpecs, NotesSpeakToReadersNotAboutTheSearch) {
+  for (const auto& p : paper_specs())
+    for (const auto& n : p.numbers)
+      for (const char* word : {"corpus", "corpora", "not reachable", "could not be reached", "stored cop", "SPIQA", "ar5iv"})
+        EXPECT_EQ(n.note.find(word), std::string::npos)
+            << p.name << " " << n.table << "/" << n.row << ": note mentions '" << word << "': " << n.note;
+}
+
 TEST(PaperSpecs, ARepositorySourceIsShownWithoutThePapersArxivId) {
   PaperSpec p;
   p.arxiv = "2010.05315v1";
