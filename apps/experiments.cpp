@@ -31,14 +31,14 @@ const ReportTable kPmnistTables[] = {
     {"pmnist", "the sequential / permuted MNIST table beside the papers' numbers",
      "Sequential / permuted MNIST: test accuracy (%) at the best validation epoch.\n"
      "Paper numbers: Nguyen et al. 2020 (MomentumRNN; its code reported the best test "
-     "epoch); (unchecked) = not found in the paper's text.",
+     "epoch); (unchecked) = not checked against a named source.",
      pmnist_table},
 };
 const ReportTable kCharPtbTables[] = {
     {"char_ptb", "the LM table (char: test BPC, word: test perplexity) beside the papers'",
      "Language modelling: test bits per character (char_lm) or test perplexity (word_lm) at\n"
      "the best validation. Paper numbers are on char-PTB and Wikitext-2; a stand-in corpus\n"
-     "gives different values. (unchecked) = not found in the paper's text.",
+     "gives different values. (unchecked) = not checked against a named source.",
      char_ptb_table},
 };
 const ReportTable kWikitext103Tables[] = {
@@ -46,14 +46,14 @@ const ReportTable kWikitext103Tables[] = {
      "Word-level language modelling: test perplexity at the best validation.\n"
      "Paper numbers: Roy et al. 2021 on Wikitext-103 (their full-size models; their baselines "
      "are in `seqbench report paper roy2021`); a stand-in corpus or a small preset gives different "
-     "values. (unchecked) = not found in the paper's text.",
+     "values. (unchecked) = not checked against a named source.",
      wikitext103_table},
 };
 const ReportTable kImagenet64Tables[] = {
     {"imagenet64", "the pixel-level image modelling table (test bits/dim) beside the paper's",
      "Pixel-level image modelling: test bits per dimension (subpixel) at the best validation.\n"
      "Paper numbers: Roy et al. 2021 on ImageNet64; a stand-in data set gives different "
-     "values. (unchecked) = not found in the paper's text.",
+     "values. (unchecked) = not checked against a named source.",
      imagenet64_table},
 };
 const ReportTable kMinigridTables[] = {

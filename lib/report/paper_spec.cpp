@@ -143,7 +143,8 @@ FigureSpec parse_figure(const YAML::Node& n, const std::string& where) {
 
 PaperNumber parse_number(const YAML::Node& n, const std::string& where) {
   only_keys(n,
-            {"table", "row", "column", "value", "unit", "text", "source", "arxiv", "checked", "in_suite", "note"},
+            {"table", "row", "column", "value", "unit", "text", "source", "arxiv", "checked", "in_suite", "note",
+             "search"},
             where);
   PaperNumber p;
   p.table = text(n, "table", where, true);
@@ -159,6 +160,7 @@ PaperNumber parse_number(const YAML::Node& n, const std::string& where) {
   p.checked = flag(n, "checked", where, false);
   p.in_suite = flag(n, "in_suite", where, true);
   p.note = text(n, "note", where);
+  p.search = text(n, "search", where);
   if (p.checked && p.source.empty())
     throw core::Error(fmt::format("{}: a checked number needs its 'source' (table or figure)", where));
   return p;
@@ -256,10 +258,45 @@ std::pair<std::string, std::string> paper_cells(const std::string& paper, const 
   return {number_cell(*n), number_source(spec, *n)};
 }
 
+bool is_repository_source(const std::string& source) { return source.rfind("github:", 0) == 0; }
+
 std::string number_source(const PaperSpec& paper, const PaperNumber& number) {
   if (!number.checked) return "unchecked" + (number.source.empty() ? "" : "; " + number.source);
+  if (is_repository_source(number.source)) return number.source;  // not the paper: no arXiv id
   const std::string& arxiv = number.arxiv.empty() ? paper.arxiv : number.arxiv;
   return arxiv.empty() ? number.source : fmt::format("{}, arXiv {}", number.source, arxiv);
+}
+
+CheckedCount count_checked(const PaperSpec& paper) {
+  CheckedCount c;
+  for (const auto& n : paper.numbers) {
+    ++c.total;
+    c.checked += n.checked;
+    c.in_repository += n.checked && is_repository_source(n.source);
+  }
+  return c;
+}
+
+std::string checked_statement(const PaperSpec& paper) {
+  const CheckedCount c = count_checked(paper);
+  if (c.total == 0) return "No paper numbers are recorded.";
+  std::vector<std::string> where;
+  if (c.checked > c.in_repository)
+    where.push_back(fmt::format("{} read in the published text, tables or figures", c.checked - c.in_repository));
+  if (c.in_repository > 0)
+    where.push_back(fmt::format("{} in a file of the authors' public repository", c.in_repository));
+  const std::string what = fmt::format("checked against a named source ({})", fmt::join(where, "; "));
+  if (c.checked == 0)
+    return c.total == 1 ? std::string("The paper's one number is not checked against a named source: it is marked "
+                                      "(unchecked) and is not an established fact.")
+                        : fmt::format("None of the {} paper numbers is checked against a named source: all are "
+                                      "marked (unchecked) and are not established facts.",
+                                      c.total);
+  if (c.checked == c.total)
+    return c.total == 1 ? "The paper's one number is " + what + "."
+                        : fmt::format("All {} paper numbers are {}.", c.total, what);
+  return fmt::format("{} of {} paper numbers {} {}; the others are marked (unchecked) and are not established facts.",
+                     c.checked, c.total, c.checked == 1 ? "is" : "are", what);
 }
 
 std::string number_cell(const PaperNumber& number) {

@@ -19,13 +19,18 @@ struct PaperNumber {
   double value = 0;    // in the paper's unit
   std::string unit;    // "accuracy (%)", "perplexity", ...
   std::string text;    // as the paper prints it
-  std::string source;  // "Table 1, p. 7"
+  // Where the number was checked: "Table 1, p. 7" (the paper), or a file in the authors'
+  // repository, written "github:owner/repo@<commit> <path>, <where in it>".
+  std::string source;
   // The arXiv id the number was read from when it is another paper's than the report's
   // (a companion paper's table, e.g. Mamba's beside Zoology); "" = PaperSpec::arxiv.
   std::string arxiv;
-  bool checked = false;   // read in the paper's text, not recalled
+  bool checked = false;   // read in `source` (the paper's text or the authors' repository)
   bool in_suite = true;   // a model seqbench has
-  std::string note;
+  std::string note;       // a remark for the reader; shown in reports
+  // How the number was looked for and what was found (maintainers' provenance). Kept in
+  // numbers.yaml only: no report, table or page ever shows it.
+  std::string search;
 };
 
 // A row of a table: `name` (the paper's row, as numbers.yaml names it) stands for the
@@ -93,8 +98,24 @@ const PaperSpec& paper_spec(const std::string& name);
 const PaperNumber* find_paper_number(const PaperSpec& paper, const std::string& table,
                                      const std::string& row, const std::string& column);
 // Where a number comes from, for a report's source column: "Table 1, arXiv 2006.09471v2",
-// or "unchecked; <where it is said to be>" for a number not found in the paper's text.
+// a repository source as written ("github:..."), or "unchecked; <where it is said to be>"
+// for a number not checked against a source.
 std::string number_source(const PaperSpec& paper, const PaperNumber& number);
+// True for a source that names a file in a repository ("github:owner/repo@commit path").
+bool is_repository_source(const std::string& source);
+
+// How many of the paper's numbers are checked, out of all it records.
+struct CheckedCount {
+  int checked = 0, total = 0;
+  int in_repository = 0;  // of the checked: against a file in the authors' repository
+};
+CheckedCount count_checked(const PaperSpec& paper);
+// The sentence a report opens with, computed from numbers.yaml: how many of the paper's
+// numbers are checked against a named source, and where ("3 of 14 paper numbers are
+// checked against a named source (2 read in the published text, ...; 1 in a file of the
+// authors' public repository); the others ..."; "None of the 7 paper numbers is checked
+// ..."; "No paper numbers are recorded.").
+std::string checked_statement(const PaperSpec& paper);
 // The number as a report cell: the paper's text, with " (unchecked)" when not checked.
 std::string number_cell(const PaperNumber& number);
 

@@ -66,6 +66,47 @@ TEST(PaperReportCli, OnePaperPrintsItsTablesAndWritesEveryFormat) {
   EXPECT_NE(wrong.err.find("matches no sweep"), std::string::npos) << wrong.err;
 }
 
+// A finished wikitext103 sweep as `seqbench sweep` leaves it, one seed per attention kind:
+// runs.csv with the columns the report reads and each run's config.yaml.
+void fake_lm_sweep(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& runs) {
+  std::string rows = "run_id,experiment,label,status,updates,attention,test_ppl,train_seconds,data\n";
+  for (const auto& [id, attention] : runs) {
+    fs::create_directories(dir + "/wikitext103/" + id);
+    clitest::write(dir + "/wikitext103/" + id + "/config.yaml",
+                   "model: {attention: \"" + attention + "\", layers: 2}\ntrain: {seed: 1, steps: 5}\noutput: {run_id: " +
+                       id + "}\n");
+    rows += id + ",wikitext103," + id + ",finished,5,\"" + attention + "\",6390.5,7,brown (stand-in)\n";
+  }
+  clitest::write(dir + "/wikitext103/runs.csv", rows);
+}
+
+// The attention papers render from their small sweeps' directories, under the names the
+// sweep files give them, with the paper's number beside the routing run.
+TEST(PaperReportCli, AttentionPapersRenderFromTheirSmallSweeps) {
+  const std::string dir = clitest::fresh_dir("attention");
+  fake_lm_sweep(dir + "/results/papers/roy2021/wikitext103_table_small",
+                {{"full_small-s1", "full:4"}, {"routing_small-s1", "local:2,routing:2"}});
+  fake_lm_sweep(dir + "/results/papers/roy2021/random_ablation_small",
+                {{"routing_only_small-s1", "routing:4"}, {"random_only_small-s1", "random:4"}});
+  fake_lm_sweep(dir + "/results/papers/daras2020/attention_kinds_wikitext103_small",
+                {{"full_small-s1", "full:4"}, {"smyrf_small-s1", "local:2,smyrf:2"}});
+  const auto roy = run(kFront + " report paper roy2021 --bench none", dir);
+  ASSERT_EQ(roy.code, 0) << roy.err;
+  for (const char* s : {"paper numbers are checked against a named source", "| small | full", "| small | routing",
+                        "| 15.8 ", "| small | random", "6390.5",
+                        "Not run. Make the runs with: `seqbench sweep configs/papers/roy2021/imagenet64_table_small.yaml`"})
+    EXPECT_NE(roy.out.find(s), std::string::npos) << s << "\n" << roy.out;
+  const auto daras = run(kFront + " report paper daras2020 --bench none", dir);
+  ASSERT_EQ(daras.code, 0) << daras.err;
+  for (const char* s : {"paper numbers are checked against a named source", "| small | smyrf", "| small | full",
+                        "github:giannisdaras/smyrf@"})
+    EXPECT_NE(daras.out.find(s), std::string::npos) << s << "\n" << daras.out;
+  for (const char* f : {"report.md", "report.csv", "report.tex", "index.html"}) {
+    EXPECT_TRUE(fs::exists(dir + "/results/papers/roy2021/report/" + std::string(f))) << f;
+    EXPECT_TRUE(fs::exists(dir + "/results/papers/daras2020/report/" + std::string(f))) << f;
+  }
+}
+
 TEST(PaperReportCli, EveryPageOpensInHeadlessChromiumWithEveryFigureLoaded) {
   // make deps installs both (Debian's chromium and gnuplot-nox), so a missing one is a
   // broken setup, not a reason to pass over the test.

@@ -8,6 +8,9 @@
 #include <fstream>
 #include <set>
 
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
 #include "core/check.hpp"
 #include "report/csv.hpp"
 #include "report/paper_spec.hpp"
@@ -114,6 +117,123 @@ TEST(PaperSpecs, ParseErrorsNameTheFileAndKey) {
       EXPECT_NE(std::string(e.what()).find("configs/papers/toy/"), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(PaperSpecs, SearchFieldIsParsedButNoteIsTheOnlyRemarkShown) {
+  const std::string numbers = std::string(kNumbers) +
+                              "  - {table: glue, row: mnli, value: 84.4, source: \"Table 3\", checked: false,\n"
+                              "     note: \"Matched and mismatched averaged.\", search: \"PROVENANCE-ONLY text\"}\n";
+  const PaperSpec spec = parse_paper_spec(kReport, numbers, "toy");
+  ASSERT_EQ(spec.numbers.size(), 6u);
+  EXPECT_EQ(spec.numbers[5].search, "PROVENANCE-ONLY text");
+  EXPECT_EQ(spec.numbers[5].note, "Matched and mismatched averaged.");
+  // Unknown keys stay errors.
+  EXPECT_THROW(parse_paper_spec(kReport, "paper: toy\nnumbers:\n  - {table: copy, row: rel, value: 1, serach: x}\n",
+                                "toy"),
+               core::Error);
+  PaperReportOptions opts;
+  opts.results_root = ::testing::TempDir() + "seqbench_paper_report_nosearch";
+  opts.out_dir = opts.results_root + "/report";
+  opts.gnuplot = "/nonexistent/gnuplot";
+  const PaperReport r = build_paper_report(spec, opts);
+  for (const auto& [format, text] : std::vector<std::pair<std::string, std::string>>{
+           {"md", paper_markdown(r)}, {"csv", paper_csv(r)}, {"tex", paper_latex(r)}, {"html", paper_html(r)}}) {
+    EXPECT_EQ(text.find("PROVENANCE-ONLY"), std::string::npos) << format << ":\n" << text;
+  }
+  EXPECT_NE(paper_markdown(r).find("Matched and mismatched averaged."), std::string::npos);
+}
+
+// Counts "checked: true" in a numbers.yaml as written, independently of the parser.
+int checked_in_file(const std::string& path, int* total) {
+  const YAML::Node n = YAML::LoadFile(path);
+  int checked = 0;
+  *total = 0;
+  for (const auto& x : n["numbers"]) {
+    ++*total;
+    checked += x["checked"] && x["checked"].as<bool>();
+  }
+  return checked;
+}
+
+TEST(PaperReport, HeaderSaysHowManyPaperNumbersAreCheckedInEveryFormat) {
+  const PaperSpec spec = parse_paper_spec(kReport, kNumbers, "toy");  // 4 of its 5 are checked
+  PaperReportOptions opts;
+  opts.results_root = ::testing::TempDir() + "seqbench_paper_report_header";
+  opts.out_dir = opts.results_root + "/report";
+  opts.gnuplot = "/nonexistent/gnuplot";
+  const PaperReport r = build_paper_report(spec, opts);
+  const std::string claim = "4 of 5 paper numbers are checked against a named source";
+  EXPECT_NE(paper_markdown(r).find(claim), std::string::npos) << paper_markdown(r);
+  EXPECT_NE(paper_html(r).find(claim), std::string::npos);
+  EXPECT_NE(paper_latex(r).find("% The paper: arXiv 2001.00001v2. " + claim), std::string::npos) << paper_latex(r);
+  EXPECT_NE(paper_csv(r).find("paper_numbers_checked"), std::string::npos);
+  EXPECT_NE(papers_index_html({r}).find("<td class=\"num\">4 of 5</td>"), std::string::npos);
+  EXPECT_EQ(paper_markdown(r).find("were read from"), std::string::npos);
+
+  // None checked: said plainly. One checked: singular.
+  const PaperSpec none = parse_paper_spec(
+      kReport,
+      "paper: toy\narxiv: x\nnumbers:\n  - {table: copy, row: rel, column: \"100\", value: 1}\n"
+      "  - {table: copy, row: lstm, column: \"100\", value: 2, checked: false}\n",
+      "toy");
+  EXPECT_EQ(checked_statement(none),
+            "None of the 2 paper numbers is checked against a named source: all are marked (unchecked) and are not "
+            "established facts.");
+  const PaperSpec one = parse_paper_spec(
+      kReport,
+      "paper: toy\nnumbers:\n  - {table: copy, row: rel, column: \"100\", value: 1, source: T1, checked: true}\n"
+      "  - {table: copy, row: lstm, column: \"100\", value: 2}\n",
+      "toy");
+  EXPECT_EQ(checked_statement(one).rfind("1 of 2 paper numbers is checked", 0), 0u) << checked_statement(one);
+  EXPECT_EQ(checked_statement(parse_paper_spec(kReport, "", "toy")), "No paper numbers are recorded.");
+
+  // Every embedded paper: the header's count is the one in its numbers.yaml.
+  for (const auto& p : paper_specs()) {
+    int total = 0;
+    const int checked =
+        checked_in_file(std::string(SEQBENCH_SOURCE_DIR) + "/configs/papers/" + p.name + "/numbers.yaml", &total);
+    PaperReport empty;
+    empty.spec = &p;
+    const std::string md = paper_markdown(empty);
+    const std::string expected =
+        checked == 0 ? fmt::format("None of the {} paper numbers is checked", total)
+        : checked == total ? fmt::format("All {} paper numbers are checked", total)
+                           : fmt::format("{} of {} paper numbers {} checked", checked, total, checked == 1 ? "is" : "are");
+    EXPECT_NE(md.find(expected), std::string::npos) << p.name << ": expected '" << expected << "' in\n"
+                                                    << md.substr(0, 600);
+  }
+}
+
+// A note is what a reader sees; how a number was searched for belongs in `search`.
+TEST(PaperSpecs, NotesSpeakToReadersNotAboutTheSearch) {
+  for (const auto& p : paper_specs())
+    for (const auto& n : p.numbers)
+      for (const char* word : {"corpus", "corpora", "not reachable", "could not be reached", "stored cop", "SPIQA", "ar5iv"})
+        EXPECT_EQ(n.note.find(word), std::string::npos)
+            << p.name << " " << n.table << "/" << n.row << ": note mentions '" << word << "': " << n.note;
+}
+
+TEST(PaperSpecs, ARepositorySourceIsShownWithoutThePapersArxivId) {
+  PaperSpec p;
+  p.arxiv = "2010.05315v1";
+  PaperNumber n;
+  n.checked = true;
+  n.source = "github:owner/repo@0123456789abcdef0123456789abcdef01234567 README.md, GLUE table";
+  EXPECT_EQ(number_source(p, n), n.source);
+  n.source = "Table 2";
+  EXPECT_EQ(number_source(p, n), "Table 2, arXiv 2010.05315v1");
+  // The opening sentence says where the checked numbers were checked.
+  p.numbers = {n, n, n};
+  p.numbers[0].source = "github:owner/repo@0123456789abcdef0123456789abcdef01234567 README.md";
+  p.numbers[2].checked = false;
+  EXPECT_EQ(checked_statement(p),
+            "2 of 3 paper numbers are checked against a named source (1 read in the published text, tables or "
+            "figures; 1 in a file of the authors' public repository); the others are marked (unchecked) and are "
+            "not established facts.");
+  p.numbers[2].checked = true;
+  EXPECT_EQ(count_checked(p).in_repository, 1);
+  EXPECT_EQ(checked_statement(p).rfind("All 3 paper numbers are checked against a named source (2 read", 0), 0u)
+      << checked_statement(p);
 }
 
 TEST(PaperReport, VerdictFollowsToleranceSpreadBudgetAndData) {
