@@ -48,7 +48,10 @@ void add_paper_commands(CLI::App& report, PaperCommand& cmd) {
   cmd.claims->add_option("--root", cmd.root, "the directory the claims' run paths are relative to")
       ->type_name("DIR")
       ->capture_default_str();
-  cmd.claims->add_option("--out", cmd.out, "output directory (default results/claims/report)")->type_name("DIR");
+  cmd.claims->add_option("--out", cmd.out,
+                         "output directory (default results/papers/report/claims, beside `report papers`' index, "
+                         "which links to it)")
+      ->type_name("DIR");
   cmd.claims->add_option("--format", cmd.format, "what to print: md (default) or csv")
       ->check(CLI::IsMember({"md", "csv"}))
       ->type_name("md|csv");
@@ -73,7 +76,7 @@ int paper_command(const PaperCommand& cmd) {
     const std::vector<report::Claim> claims = report::load_claims(cmd.claims_dir);
     std::vector<report::ClaimResult> results;
     for (const auto& c : claims) results.push_back(report::evaluate_claim(c, cmd.root));
-    const std::string out = cmd.out.empty() ? "results/claims/report" : cmd.out;
+    const std::string out = cmd.out.empty() ? cmd.results + "/papers/report/claims" : cmd.out;
     const auto files = report::write_claims_report(results, out);
     fmt::print("{}", cmd.format == "csv" ? report::claims_csv(results) : report::claims_markdown(results));
     fmt::print(stderr, "seqbench report claims: wrote {}\n", fmt::join(files, ", "));

@@ -301,7 +301,10 @@ std::string papers_index_html(const std::vector<PaperReport>& reports) {
         count_verdict(r, "partly"), count_verdict(r, "not"), count_verdict(r, "not run"), drawn, r.figures.size(),
         checked_fraction(*r.spec));
   }
-  return out + "</table>\n</body></html>\n";
+  return out +
+         "</table>\n<p><a href=\"claims/index.html\">Do the papers' claims reproduce?</a> Each of their fifteen "
+         "claims with a verdict computed from the runs (<code>seqbench report claims</code>, written beside this "
+         "page by default).</p>\n</body></html>\n";
 }
 
 std::vector<std::string> write_paper_report(const PaperReport& report, const std::string& out_dir) {
