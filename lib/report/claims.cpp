@@ -254,6 +254,7 @@ std::string verdict_name(Verdict v) {
   switch (v) {
     case Verdict::Reproduced: return "reproduced";
     case Verdict::NotReproduced: return "not reproduced";
+    case Verdict::NotRun: return "not run yet";
     default: return "inconclusive at this budget";
   }
 }
@@ -525,6 +526,7 @@ TestResult evaluate_test(const ClaimTest& test, const std::string& root) {
   if (!a.missing.empty() || !b.missing.empty())
     pending += " (" + (a.missing.empty() ? b.missing : a.missing) + ")";
   if (a.values.empty() || (test.b && b.values.empty())) {
+    r.verdict = Verdict::NotRun;
     r.reason = fmt::format("no samples yet ({}){}", counts, pending);
     return r;
   }
@@ -582,19 +584,23 @@ ClaimResult evaluate_claim(const Claim& claim, const std::string& root) {
       throw core::Error(fmt::format("{}: test '{}': {}", claim.path, t.name, e.what()));
     }
   }
-  bool all = true, any_no = false;
+  bool all = true, any_no = false, any_unrun = false;
   for (const auto& t : out.tests) {
     all = all && t.verdict == Verdict::Reproduced;
     any_no = any_no || t.verdict == Verdict::NotReproduced;
+    any_unrun = any_unrun || t.verdict == Verdict::NotRun;
   }
-  out.verdict = any_no ? Verdict::NotReproduced : all ? Verdict::Reproduced : Verdict::Inconclusive;
+  out.verdict = any_no      ? Verdict::NotReproduced
+                : all       ? Verdict::Reproduced
+                : any_unrun ? Verdict::NotRun
+                            : Verdict::Inconclusive;
   // The reason: the deciding test (the first that failed, else the first undecided, else all).
   const TestResult* decide = nullptr;
   for (const auto& t : out.tests)
     if (t.verdict == Verdict::NotReproduced) { decide = &t; break; }
   if (!decide)
     for (const auto& t : out.tests)
-      if (t.verdict == Verdict::Inconclusive) { decide = &t; break; }
+      if (t.verdict == Verdict::Inconclusive || t.verdict == Verdict::NotRun) { decide = &t; break; }
   if (decide) {
     out.reason = decide->reason;
   } else {
@@ -640,11 +646,14 @@ std::string effect_cell(const TestResult& r) {
 }
 
 std::string summary_line(const std::vector<ClaimResult>& results) {
-  int yes = 0, no = 0, open = 0;
+  int yes = 0, no = 0, open = 0, unrun = 0;
   for (const auto& r : results)
-    (r.verdict == Verdict::Reproduced ? yes : r.verdict == Verdict::NotReproduced ? no : open)++;
-  return fmt::format("{} claims: {} reproduced, {} not reproduced, {} inconclusive at this budget.", results.size(),
-                     yes, no, open);
+    (r.verdict == Verdict::Reproduced      ? yes
+     : r.verdict == Verdict::NotReproduced ? no
+     : r.verdict == Verdict::NotRun        ? unrun
+                                           : open)++;
+  return fmt::format("{} claims: {} reproduced, {} not reproduced, {} inconclusive at this budget, {} not run yet.",
+                     results.size(), yes, no, open, unrun);
 }
 
 constexpr const char* kIntro =
@@ -653,7 +662,8 @@ constexpr const char* kIntro =
     "compared, the number read from each run, the direction, the smallest effect that counts and "
     "the number of seeds. The verdict is computed from the runs: reproduced when the whole 95 % "
     "bootstrap interval of the effect lies on the claimed side of the threshold, not reproduced "
-    "when it lies wholly on the other side, inconclusive otherwise. A paper number marked "
+    "when it lies wholly on the other side, inconclusive otherwise, and not run yet while a test has no runs. "
+    "A paper number marked "
     "(unchecked) has no named source yet.";
 
 }  // namespace
@@ -709,9 +719,9 @@ std::string claims_html(const std::vector<ClaimResult>& results, const std::stri
       "body{font-family:sans-serif;max-width:72em;margin:2em auto;padding:0 1em;line-height:1.4}"
       "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;vertical-align:top}"
       "th{background:#f4f4f4}.reproduced{color:#1a7f37;font-weight:bold}.not{color:#b42318;font-weight:bold}"
-      ".open{color:#7a5d00;font-weight:bold}pre{background:#f6f6f6;padding:.6em;overflow-x:auto}img{max-width:100%}";
+      ".open{color:#7a5d00;font-weight:bold}.unrun{color:#666}pre{background:#f6f6f6;padding:.6em;overflow-x:auto}img{max-width:100%}";
   auto cls = [](Verdict v) {
-    return v == Verdict::Reproduced ? "reproduced" : v == Verdict::NotReproduced ? "not" : "open";
+    return v == Verdict::Reproduced ? "reproduced" : v == Verdict::NotReproduced ? "not" : v == Verdict::NotRun ? "unrun" : "open";
   };
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>seqbench: the papers' claims</title>"

@@ -8,8 +8,8 @@
 //   reproduced      the whole interval lies on the claimed side of the threshold
 //   not reproduced  the whole interval lies on the other side
 //   inconclusive    the interval straddles it, or there are fewer samples than min_n
-// A claim is reproduced when all its tests are, not reproduced when any test is not, and
-// inconclusive otherwise.
+// A claim is reproduced when all its tests are, not reproduced when any test is not, not
+// run while a test has no samples yet, and inconclusive otherwise.
 #pragma once
 
 #include <map>
@@ -96,7 +96,9 @@ Claim parse_claim(const std::string& yaml_text, const std::string& path);
 // daras2020, roy2021) and then id.
 std::vector<Claim> load_claims(const std::string& dir);
 
-enum class Verdict { Reproduced, NotReproduced, Inconclusive };
+// NotRun: a test has no samples at all yet (its runs have not been made); the page says
+// so instead of calling it inconclusive.
+enum class Verdict { Reproduced, NotReproduced, Inconclusive, NotRun };
 std::string verdict_name(Verdict v);
 
 struct TestResult {

@@ -98,7 +98,7 @@ TEST(Claims, UnfinishedAndRerunRowsAreHandled) {
   EXPECT_NE(r.reason.find("1 sample(s) not finished"), std::string::npos) << r.reason;
   // Nothing has run: no samples, inconclusive, no error.
   const TestResult none = evaluate_test(c.tests[0], d / "nowhere");
-  EXPECT_EQ(none.verdict, Verdict::Inconclusive);
+  EXPECT_EQ(none.verdict, Verdict::NotRun);
   EXPECT_FALSE(none.have);
 }
 
@@ -196,7 +196,7 @@ TEST(Claims, PageHoldsEveryClaimItsVerdictAndTheCriterion) {
   const auto files = write_claims_report(results, d / "out");
   EXPECT_EQ(files.size(), 3u);
   const std::string md = core::read_file(d / "out/claims.md");
-  EXPECT_NE(md.find("1 claims: 1 reproduced, 0 not reproduced, 0 inconclusive"), std::string::npos) << md;
+  EXPECT_NE(md.find("1 claims: 1 reproduced, 0 not reproduced, 0 inconclusive at this budget, 0 not run yet."), std::string::npos) << md;
   EXPECT_NE(md.find("A − B > 0.200"), std::string::npos) << md;
   const std::string csv = core::read_file(d / "out/claims.csv");
   EXPECT_NE(csv.find("X1,kerg2020,t,reproduced,a minus b,A,3,"), std::string::npos) << csv;
