@@ -698,6 +698,13 @@ std::string claims_markdown(const std::vector<ClaimResult>& results) {
   return out;
 }
 
+std::string claims_summary_markdown(const std::vector<ClaimResult>& results) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : results)
+    rows.push_back({r.claim->id, r.claim->paper, r.claim->title, verdict_name(r.verdict)});
+  return summary_line(results) + "\n\n" + markdown_table({"id", "paper", "claim", "verdict"}, rows);
+}
+
 std::string claims_csv(const std::vector<ClaimResult>& results) {
   std::string out = csv_line({"claim", "paper", "title", "claim_verdict", "test", "group_a", "n_a", "mean_a", "group_b",
                               "n_b", "mean_b", "effect", "ci_lo", "ci_hi", "criterion", "test_verdict", "reason",
@@ -842,6 +849,7 @@ std::vector<std::string> write_claims_report(std::vector<ClaimResult>& results, 
   std::vector<std::string> written;
   for (const auto& [name, body] : std::vector<std::pair<std::string, std::string>>{
            {"claims.md", claims_markdown(results)},
+           {"summary.md", claims_summary_markdown(results)},
            {"claims.csv", claims_csv(results)},
            {"index.html", claims_html(results, out_dir)}}) {
     const std::string path = (fs::path(out_dir) / name).string();

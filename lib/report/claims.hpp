@@ -133,11 +133,13 @@ ClaimResult evaluate_claim(const Claim& claim, const std::string& root);
 
 // The page: Markdown, CSV (one row per test) and a self-contained HTML page.
 std::string claims_markdown(const std::vector<ClaimResult>& results);
+// The short form for a README: the counts and one line per claim (id, claim, verdict).
+std::string claims_summary_markdown(const std::vector<ClaimResult>& results);
 std::string claims_csv(const std::vector<ClaimResult>& results);
 std::string claims_html(const std::vector<ClaimResult>& results, const std::string& out_dir);
 
-// Writes claims.md, claims.csv, index.html and figures/<id>.{gp,png,svg} (a strip plot
-// of each claim's samples) into out_dir; returns the paths written.
+// Writes claims.md, summary.md, claims.csv, index.html and figures/<id>.{gp,png,svg} (a
+// strip plot of each claim's samples) into out_dir; returns the paths written.
 std::vector<std::string> write_claims_report(std::vector<ClaimResult>& results, const std::string& out_dir);
 
 }  // namespace seqbench::report

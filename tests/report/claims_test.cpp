@@ -194,7 +194,9 @@ TEST(Claims, PageHoldsEveryClaimItsVerdictAndTheCriterion) {
   write_runs(d / "exp", {0.9, 0.95, 1.0}, {0.1, 0.12, 0.15});
   std::vector<ClaimResult> results{evaluate_claim(c, d.path)};
   const auto files = write_claims_report(results, d / "out");
-  EXPECT_EQ(files.size(), 3u);
+  EXPECT_EQ(files.size(), 4u);
+  EXPECT_NE(core::read_file(d / "out/summary.md").find("| X1  | kerg2020 | t     | reproduced |"), std::string::npos)
+      << core::read_file(d / "out/summary.md");
   const std::string md = core::read_file(d / "out/claims.md");
   EXPECT_NE(md.find("1 claims: 1 reproduced, 0 not reproduced, 0 inconclusive at this budget, 0 not run yet."), std::string::npos) << md;
   EXPECT_NE(md.find("A − B > 0.200"), std::string::npos) << md;
