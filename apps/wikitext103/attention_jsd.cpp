@@ -7,6 +7,7 @@
 #include <map>
 #include <utility>
 
+#include "apps/wikitext103/analysis_output.hpp"
 #include "apps/wikitext103/attention_matrix.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
@@ -151,11 +152,7 @@ int attention_jsd_command(const JsdCommandOptions& opts, const LmRunLoader& load
       "{}, data {})\n\n{}",
       opts.run_dir, run.describe(segments), lm.describe(), run.data,
       report::markdown_table(header, body));
-  const std::string out = opts.out_dir.empty() ? opts.run_dir + "/attention_jsd" : opts.out_dir;
-  core::make_dirs(out);
-  core::write_file_atomic(out + "/attention_jsd.csv", csv);
-  core::write_file_atomic(out + "/attention_jsd.md", md);
-  fmt::print("{}\nwrote {}/attention_jsd.{{csv,md}}\n", md, out);
+  write_run_analysis(opts.run_dir, opts.out_dir, "attention_jsd", csv, md);
   return core::kExitOk;
 }
 

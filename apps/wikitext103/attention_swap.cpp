@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "apps/wikitext103/analysis_output.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "report/csv.hpp"
@@ -66,11 +67,7 @@ int attention_swap_command(const SwapCommandOptions& opts, const LmRunLoader& lo
       "Validation {} of {} ({}, data {}) with its full heads replaced, no retraining:\n\n{}", metric,
       opts.run_dir, trained.describe(trained.exp->valid_batches()), trained.data,
       report::markdown_table({"kind", "model.attention", "valid loss (nats)", metric, "over full"}, body));
-  const std::string out = opts.out_dir.empty() ? opts.run_dir + "/attention_swap" : opts.out_dir;
-  core::make_dirs(out);
-  core::write_file_atomic(out + "/attention_swap.csv", csv);
-  core::write_file_atomic(out + "/attention_swap.md", md);
-  fmt::print("{}\nwrote {}/attention_swap.{{csv,md}}\n", md, out);
+  write_run_analysis(opts.run_dir, opts.out_dir, "attention_swap", csv, md);
   return core::kExitOk;
 }
 
