@@ -61,15 +61,27 @@ int fsync_dir(const std::string& dir) {
   return err;
 }
 
+bool is_symlink(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
 // Writes parts to a fresh temp file next to path, fsynced and closed. Returns the temp
-// path; on failure removes the temp and throws naming `path`.
+// path; on failure removes the temp and throws naming `path`. A path that is a symbolic
+// link is refused before anything is written.
 std::string write_temp(const std::string& path, const std::vector<std::string_view>& parts) {
+  refuse_symlink(path);
   const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // O_EXCL: the temp is always a new file, never something (a link) planted under its
+  // name. One of that name can only be left by a dead process that had this pid (this
+  // one removes its own on every failure): remove it and try once more.
+  const int flags = O_WRONLY | O_CREAT | O_EXCL;
+  int fd = open_nofollow(tmp, flags);
+  if (fd < 0 && errno == EEXIST && ::unlink(tmp.c_str()) == 0) fd = open_nofollow(tmp, flags);
   if (fd < 0) throw_io("write", path, errno, "does the directory exist? create it first");
   struct stat st {};
   // Keep the permission bits of the file being replaced (best effort).
-  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::fchmod(fd, st.st_mode & 07777);
+  if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::fchmod(fd, st.st_mode & 07777);
   int err = 0;
   for (std::string_view part : parts) {
     if ((err = write_all(fd, part.data(), part.size())) != 0) break;
@@ -129,8 +141,9 @@ bool create_file_exclusive(const std::string& path, std::string_view bytes) {
   return true;
 }
 
-std::string read_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+std::string read_file(const std::string& path, Links links) {
+  int fd = links == Links::kRefuse ? open_nofollow(path, O_RDONLY)
+                                   : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw_io("read", path, errno);
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -164,13 +177,53 @@ void make_dirs(const std::string& path) {
     throw Error(fmt::format("cannot create directory '{}': a file with that name exists", path));
 }
 
+void make_real_dir(const std::string& given) {
+  // A trailing '/' would make the kernel follow a link in the last component.
+  std::string path = given;
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST)
+    throw Error(fmt::format("cannot create directory '{}': {}", path, describe(errno)));
+  const int fd = open_nofollow(path, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) {
+    if (errno == ENOTDIR)
+      throw Error(fmt::format("cannot create directory '{}': a file with that name exists", path));
+    throw Error(fmt::format("cannot open directory '{}': {}", path, describe(errno)));
+  }
+  ::close(fd);
+}
+
+void throw_symlink(const std::string& path) {
+  throw Error(fmt::format(
+      "'{}' is a symbolic link, and seqbench never writes through one (hint: remove the link; "
+      "results are written only to real files and directories)",
+      path));
+}
+
+void refuse_symlink(const std::string& path) {
+  if (is_symlink(path)) throw_symlink(path);
+}
+
+int open_nofollow(const std::string& path, int flags, mode_t mode) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode);
+  } while (fd < 0 && errno == EINTR);
+  // ELOOP: the last component is a link (or a chain of links above it is too long).
+  if (fd < 0 && (errno == ELOOP || errno == ENOTDIR)) {
+    const int err = errno;
+    if (is_symlink(path)) throw_symlink(path);
+    errno = err;
+  }
+  return fd;
+}
+
 bool file_exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
 }
 
 AppendFile::AppendFile(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  fd_ = open_nofollow(path, O_WRONLY | O_APPEND | O_CREAT);
   if (fd_ < 0) throw_io("open for appending", path, errno, "does the directory exist?");
 }
 

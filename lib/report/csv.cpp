@@ -147,12 +147,13 @@ core::AppendFile CsvWriter::open(const std::string& path, const std::vector<std:
     SB_CHECK(!c.empty() && seen.insert(c).second, "{}: column name '{}' is empty or repeated", path,
              c);
   const std::string header = csv_line(columns);
+  core::refuse_symlink(path);  // never written (or read back to append) through a link
   if (mode == Mode::Truncate) {
     core::write_file_atomic(path, header);
     return core::AppendFile(path);
   }
   if (core::create_file_exclusive(path, header)) return core::AppendFile(path);
-  std::string text = core::read_file(path);
+  std::string text = core::read_file(path, core::Links::kRefuse);
   if (text.empty()) {
     core::write_file_atomic(path, header);
     return core::AppendFile(path);

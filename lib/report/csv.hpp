@@ -23,6 +23,7 @@ class CsvWriter {
   // Append: if the file exists its header must equal `columns`, else core::Error
   // "<path>: header differs from the expected columns ... (hint: move the old file
   // aside)"; a missing or empty file is created with the header.
+  // Either way a path that is a symbolic link is refused naming it.
   enum class Mode { Truncate, Append };
 
   CsvWriter(const std::string& path, std::vector<std::string> columns, Mode mode);

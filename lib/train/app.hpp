@@ -250,6 +250,8 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
             "{} needs a saved run: add --run-id ID (a directory under <output.dir>/{}/)",
             opts.resume ? "--resume" : "this action", spec.name));
       run_dir = cfg.output.dir + "/" + spec.name + "/" + cfg.output.run_id;
+      // Nothing of the run is read, let alone written, through a symbolic link.
+      check_run_dir(cfg.output.dir, spec.name, cfg.output.run_id);
       const std::string saved = run_dir + "/config.yaml";
       if (!core::file_exists(saved))
         throw core::UsageError(fmt::format("--resume: no run at '{}' (config.yaml missing)", run_dir));

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -134,4 +135,75 @@ TEST(Fs, AppendFileErrors) {
   std::string w = message_of([&] { full.write("row\n"); });
   EXPECT_NE(w.find("'/dev/full'"), std::string::npos) << w;
   EXPECT_NE(w.find("disk full"), std::string::npos) << w;
+}
+
+namespace {
+
+// A file outside the directory under test, which a write through a link would change.
+struct Victim {
+  TempDir outside;
+  std::string path = outside / "victim.txt";
+  Victim() { write_file_atomic(path, "precious\n"); }
+  bool untouched() const { return read_file(path) == "precious\n"; }
+};
+
+bool names_the_link(const std::string& message, const std::string& path) {
+  return message.find(quoted(path)) != std::string::npos &&
+         message.find("is a symbolic link") != std::string::npos;
+}
+
+}  // namespace
+
+TEST(Fs, NoWriteFollowsASymlinkAtTheTarget) {
+  Victim victim;
+  TempDir dir;
+  const std::string link = dir / "file";
+  stdfs::create_symlink(victim.path, link);
+  std::string m = message_of([&] { write_file_atomic(link, "x"); });
+  EXPECT_TRUE(names_the_link(m, link)) << m;
+  m = message_of([&] { (void)create_file_exclusive(link, "x"); });
+  EXPECT_TRUE(names_the_link(m, link)) << m;
+  m = message_of([&] { AppendFile f(link); });
+  EXPECT_TRUE(names_the_link(m, link)) << m;
+  m = message_of([&] { (void)read_file(link, Links::kRefuse); });
+  EXPECT_TRUE(names_the_link(m, link)) << m;
+  EXPECT_EQ(read_file(link), "precious\n");  // a plain read still follows it
+  EXPECT_TRUE(victim.untouched());
+  EXPECT_TRUE(stdfs::is_symlink(link));   // refused, not replaced
+  EXPECT_EQ(count_entries(dir.path), 1);  // and no temp file left
+}
+
+TEST(Fs, AtomicWriteNeverWritesThroughALinkPlantedAsItsTempFile) {
+  // The temp name "<path>.tmp.<pid>" is predictable; it is created with O_EXCL, so a link
+  // planted there is removed (as a leftover) instead of followed and truncated.
+  Victim victim;
+  TempDir dir;
+  const std::string p = dir / "summary.json";
+  stdfs::create_symlink(victim.path, p + ".tmp." + std::to_string(::getpid()));
+  write_file_atomic(p, "{}\n");
+  EXPECT_EQ(read_file(p), "{}\n");
+  EXPECT_TRUE(victim.untouched());
+  EXPECT_EQ(count_entries(dir.path), 1);
+}
+
+TEST(Fs, MakeRealDirCreatesOrAcceptsADirectoryAndRefusesALinkOrAFile) {
+  TempDir outside, dir;
+  make_real_dir(dir / "exp");
+  make_real_dir(dir / "exp");  // already there: fine
+  make_real_dir(dir / "exp/run/");
+  EXPECT_TRUE(stdfs::is_directory(dir / "exp/run"));
+  stdfs::create_directory_symlink(outside.path, dir / "linked");
+  for (const std::string& p : {dir / "linked", dir / "linked/"}) {
+    const std::string m = message_of([&] { make_real_dir(p); });
+    EXPECT_NE(m.find("is a symbolic link"), std::string::npos) << m;
+    EXPECT_NE(m.find(dir / "linked"), std::string::npos) << m;
+  }
+  stdfs::create_symlink(dir / "nowhere", dir / "dangling");
+  EXPECT_NE(message_of([&] { make_real_dir(dir / "dangling"); }).find("is a symbolic link"),
+            std::string::npos);
+  write_file_atomic(dir / "file", "x");
+  EXPECT_NE(message_of([&] { make_real_dir(dir / "file"); }).find("a file with that name exists"),
+            std::string::npos);
+  EXPECT_EQ(count_entries(outside.path), 0);
+  EXPECT_FALSE(stdfs::exists(dir / "nowhere"));
 }

@@ -102,6 +102,20 @@ TEST(Csv, AppendDropsIncompleteLastRowAndFillsEmptyFile) {
   EXPECT_EQ(core::read_file(e), "x\n1\n");
 }
 
+TEST(Csv, AWriterRefusesAFileThatIsASymlink) {
+  TempDir dir, outside;
+  const std::string victim = outside / "victim.csv";
+  core::write_file_atomic(victim, "a,b\n1,2\n");
+  const std::string p = dir / "metrics.csv";
+  std::filesystem::create_symlink(victim, p);
+  for (const auto mode : {CsvWriter::Mode::Append, CsvWriter::Mode::Truncate}) {
+    const std::string m = message_of([&] { CsvWriter w(p, {"a", "b"}, mode); });
+    EXPECT_NE(m.find("'" + p + "' is a symbolic link"), std::string::npos) << m;
+  }
+  EXPECT_EQ(core::read_file(victim), "a,b\n1,2\n");
+  EXPECT_TRUE(std::filesystem::is_symlink(p));
+}
+
 TEST(Csv, AppendHeaderMismatchIsAnError) {
   TempDir dir;
   const std::string p = dir / "runs.csv";

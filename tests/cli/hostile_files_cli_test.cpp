@@ -1,0 +1,124 @@
+// End-to-end: what a run does with links someone else put in its way. Nothing is
+// written through a symbolic link (a run, experiment or file of a run that is one is
+// refused with one line naming it, and its target is left as it was).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/cli_util.hpp"
+#include "report/csv.hpp"
+
+using namespace seqbench;
+using clitest::run;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kCopy = SEQBENCH_COPY_BIN;
+
+const char* kTiny = R"(task: {name: copy, T: 4, copy_len: 3, n_symbols: 4}
+model: {hidden: 8}
+optim: {name: adam, lr: 0.01}
+train: {batch: 4, steps: 40, log_every: 5, eval_every: 10, eval_batches: 2, checkpoint_every: 10, threads: 1}
+output: {dir: results}
+)";
+
+// The refusal: exit 1, one line on stderr naming the link.
+void expect_refused(const clitest::Result& r, const std::string& link) {
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("'" + link + "' is a symbolic link"), std::string::npos) << link << "\n"
+                                                                                << r.err;
+}
+
+}  // namespace
+
+TEST(HostileFiles, ARunOrExperimentDirectoryThatIsASymlinkIsRefused) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  fs::create_directories(dir + "/outside");
+  fs::create_directories(dir + "/results/copy");
+  // The run directory.
+  fs::create_directory_symlink(dir + "/outside", dir + "/results/copy/r");
+  expect_refused(run(kCopy + " --config tiny.yaml -q --run-id r", dir), "results/copy/r");
+  expect_refused(run(kCopy + " --config tiny.yaml -q --run-id r --resume", dir), "results/copy/r");
+  // The experiment directory, with and without a run id.
+  fs::remove_all(dir + "/results");
+  fs::create_directories(dir + "/results");
+  fs::create_directory_symlink(dir + "/outside", dir + "/results/copy");
+  expect_refused(run(kCopy + " --config tiny.yaml -q --run-id r", dir), "results/copy");
+  expect_refused(run(kCopy + " --config tiny.yaml -q", dir), "results/copy");
+  expect_refused(run(kCopy + " --config tiny.yaml -q --run-id r --resume", dir), "results/copy");
+  EXPECT_TRUE(fs::is_empty(dir + "/outside"));
+  // The results root itself is the user's to place: a link there is followed.
+  fs::remove_all(dir + "/results");
+  fs::create_directory_symlink(dir + "/outside", dir + "/results");
+  ASSERT_EQ(run(kCopy + " --config tiny.yaml -q --run-id r", dir).code, 0);
+  EXPECT_TRUE(fs::exists(dir + "/outside/copy/r/checkpoint.sbck"));
+}
+
+TEST(HostileFiles, AFileOfARunThatIsASymlinkIsRefusedAndItsTargetKept) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  ASSERT_EQ(run(kCopy + " --config tiny.yaml -q --run-id base --interrupt-at 25", dir).code, 130);
+  const std::string base = dir + "/results/copy/base";
+  fs::create_directories(dir + "/outside");
+  for (const std::string name :
+       {".lock", "log.txt", "metrics.csv", "gradnorm.csv", "checkpoint.sbck",
+        "checkpoint.prev.sbck", "summary.json", "config.yaml"}) {
+    SCOPED_TRACE(name);
+    // A copy of the run whose file is a link to a copy of that file outside the results.
+    const std::string id = fmt::format("r{}", name[0] == '.' ? name.substr(1) : name);
+    const std::string run_dir = dir + "/results/copy/" + id;
+    fs::copy(base, run_dir, fs::copy_options::recursive);
+    const std::string victim = dir + "/outside/" + id;
+    if (name == ".lock")
+      clitest::write(victim, "precious\n");
+    else
+      fs::copy_file(run_dir + "/" + name, victim);
+    const std::string before = clitest::slurp(victim);
+    fs::remove(run_dir + "/" + name);
+    fs::create_symlink(victim, run_dir + "/" + name);
+    const std::string shown = fmt::format("results/copy/{}/{}", id, name);
+    expect_refused(run(kCopy + " -q --run-id " + id + " --resume", dir), shown);
+    if (name == "checkpoint.sbck" || name == "checkpoint.prev.sbck")
+      expect_refused(run(kCopy + " -q --run-id " + id + " --resume-from previous", dir), shown);
+    EXPECT_EQ(clitest::slurp(victim), before);
+    EXPECT_TRUE(fs::is_symlink(run_dir + "/" + name));
+  }
+  // A new run into a directory that holds no run yet but a linked log.
+  fs::create_directories(dir + "/results/copy/fresh");
+  clitest::write(dir + "/outside/log", "precious\n");
+  fs::create_symlink(dir + "/outside/log", dir + "/results/copy/fresh/log.txt");
+  expect_refused(run(kCopy + " --config tiny.yaml -q --run-id fresh", dir),
+                 "results/copy/fresh/log.txt");
+  EXPECT_EQ(clitest::slurp(dir + "/outside/log"), "precious\n");
+}
+
+TEST(HostileFiles, ALinkedRunsCsvOrItsLockIsRefusedBeforeTheRunStarts) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  ASSERT_EQ(run(kCopy + " --config tiny.yaml -q --run-id a", dir).code, 0);
+  fs::create_directories(dir + "/outside");
+  for (const std::string name : {"runs.csv", "runs.csv.lock"}) {
+    SCOPED_TRACE(name);
+    const std::string path = dir + "/results/copy/" + name, victim = dir + "/outside/" + name;
+    if (fs::exists(path))
+      fs::rename(path, victim);
+    else
+      clitest::write(victim, "precious\n");
+    const std::string before = clitest::slurp(victim);
+    fs::create_symlink(victim, path);
+    const std::string id = fmt::format("b{}", name.size());
+    expect_refused(run(kCopy + " --config tiny.yaml -q --run-id " + id, dir),
+                   fmt::format("results/copy/{}", name));
+    EXPECT_FALSE(fs::exists(dir + "/results/copy/" + id + "/config.yaml"))
+        << "refused before it ran";
+    EXPECT_EQ(clitest::slurp(victim), before);
+    fs::remove(path);
+    if (name == "runs.csv") fs::rename(victim, path);
+  }
+}
