@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <set>
 
 #include "core/check.hpp"
@@ -119,8 +118,8 @@ bool upgrade_header(const std::string& path, const std::string& text,
   }
   for (const auto& c : old_cols)
     if (std::find(columns.begin(), columns.end(), c) == columns.end()) return false;
-  const std::string whole = text.back() == '\n' ? text : text.substr(0, text.rfind('\n') + 1);
-  const auto records = parse_records(whole, path, 0);
+  // Every row, the last one too when it has no line end (it must fit the header).
+  const auto records = parse_records(text, path, 0);
   std::string out = csv_line(columns);
   for (size_t r = 1; r < records.size(); ++r) {
     if (records[r].fields.size() != old_cols.size()) return false;
@@ -166,15 +165,36 @@ core::AppendFile CsvWriter::open(const std::string& path, const std::vector<std:
         "{}: header differs from the expected columns: file has [{}], expected [{}] (hint: "
         "move the old file aside)",
         path, first.empty() ? "" : joined(first[0].fields), joined(columns)));
+  core::AppendFile file(path);
   if (text.back() != '\n') {
-    // A crash (power loss) cut the last row short; drop it so appended rows stay aligned.
-    std::error_code ec;
-    std::filesystem::resize_file(path, text.rfind('\n') + 1, ec);
-    if (ec)
-      throw core::Error(
-          fmt::format("{}: cannot drop the incomplete last row: {}", path, ec.message()));
+    // A last row without its line end (a hand edit, say) is kept and ended: a row is only
+    // ever dropped by AppendFile, when its own write of it failed.
+    file.write("\n");
+    file.flush_sync();
   }
-  return core::AppendFile(path);
+  return file;
+}
+
+std::string_view without_cut_off_row(std::string_view text, const std::string& path) {
+  if (text.empty() || text.back() == '\n') return text;
+  const size_t last_end = text.rfind('\n');
+  if (last_end == std::string_view::npos) return text;  // the header alone
+  const std::string_view head = text.substr(0, last_end + 1), tail = text.substr(last_end + 1);
+  size_t header_fields = 0;
+  try {
+    const auto head_records = parse_records(head, path, 0);
+    if (head_records.empty()) return text;
+    header_fields = head_records[0].fields.size();
+  } catch (const core::Error&) {
+    return text;  // the line break is inside a quoted field: leave it to the reader
+  }
+  try {
+    const auto tail_records = parse_records(tail, path, 0);
+    if (tail_records.size() == 1 && tail_records[0].fields.size() == header_fields) return text;
+  } catch (const core::Error&) {
+    // an unterminated quote: cut off
+  }
+  return head;
 }
 
 void CsvWriter::row(const std::vector<std::string>& cells) { rows({cells}); }

@@ -22,7 +22,8 @@ class CsvWriter {
   // Truncate: a new file holding only the header (replacing any old one atomically).
   // Append: if the file exists its header must equal `columns`, else core::Error
   // "<path>: header differs from the expected columns ... (hint: move the old file
-  // aside)"; a missing or empty file is created with the header.
+  // aside)"; a missing or empty file is created with the header; a last row without its
+  // line end is kept and gets one (no row is ever dropped here).
   // Either way a path that is a symbolic link is refused naming it.
   enum class Mode { Truncate, Append };
 
@@ -80,5 +81,11 @@ struct CsvTable {
 CsvTable read_csv(const std::string& path);
 // Same, from text already in memory; `path` is only used in messages.
 CsvTable parse_csv(std::string_view text, const std::string& path);
+
+// text without a last row that a crash provably cut off: one with no line end that has
+// fewer or more fields than the header, or an unterminated quote. Anything else (a whole
+// last row that merely lacks its line end, a damaged row elsewhere) is returned as it is.
+// For readers that know such a row was the file's last write (a resumed run's files).
+std::string_view without_cut_off_row(std::string_view text, const std::string& path);
 
 }  // namespace seqbench::report

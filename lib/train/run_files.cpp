@@ -17,7 +17,10 @@ namespace seqbench::train {
 
 void drop_rows_after(const std::string& path, int64_t max_step) {
   if (!core::file_exists(path)) return;
-  report::CsvTable t = report::read_csv(path);
+  // A last row that a crash cut off was the file's last write, after the checkpoint: it
+  // goes with the other rows written after it.
+  const std::string text = core::read_file(path, core::Links::kRefuse);
+  report::CsvTable t = report::parse_csv(report::without_cut_off_row(text, path), path);
   std::string out = report::csv_line(t.columns);
   for (const auto& r : t.rows)
     if (!r.empty() && std::stoll(r[0]) <= max_step) out += report::csv_line(r);
@@ -107,7 +110,8 @@ RunFiles::RunFiles(const std::string& root, const std::string& experiment,
   }
   // Every file the run writes is refused if it is a link, before any of them is touched.
   check_run_dir(root, experiment, run_id);
-  open_csv(resume);
+  // A resumed run opens its CSV files in continue_after, once the checkpoint is restored.
+  if (!resume) open_csv(false);
   log_ = std::make_unique<core::AppendFile>(path("log.txt"));
 }
 

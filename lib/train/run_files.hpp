@@ -21,7 +21,9 @@
 namespace seqbench::train {
 
 // Rewrites a CSV keeping only the rows whose first column (a step) is <= max_step, as a
-// resumed run does with the rows written after its checkpoint.
+// resumed run does with the rows written after its checkpoint. A last row that a crash
+// cut off (report::without_cut_off_row) is one of those. A path that is a symbolic link
+// is refused.
 void drop_rows_after(const std::string& path, int64_t max_step);
 
 // Refuses (core::Error naming it) a run whose experiment directory, the experiment's

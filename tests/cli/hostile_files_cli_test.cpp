@@ -1,6 +1,7 @@
-// End-to-end: what a run does with links someone else put in its way. Nothing is
+// End-to-end: what a run does with files someone else put in its way. Nothing is
 // written through a symbolic link (a run, experiment or file of a run that is one is
-// refused with one line naming it, and its target is left as it was).
+// refused with one line naming it, and its target is left as it was); a runs.csv row
+// without its line end is kept.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -121,4 +122,21 @@ TEST(HostileFiles, ALinkedRunsCsvOrItsLockIsRefusedBeforeTheRunStarts) {
     fs::remove(path);
     if (name == "runs.csv") fs::rename(victim, path);
   }
+}
+
+TEST(HostileFiles, ARunsCsvRowWithoutItsLineEndIsKeptByTheNextRun) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  ASSERT_EQ(run(kCopy + " --config tiny.yaml -q --run-id a", dir).code, 0);
+  const std::string runs = dir + "/results/copy/runs.csv";
+  std::string text = clitest::slurp(runs);
+  ASSERT_EQ(text.back(), '\n');
+  text.pop_back();  // a hand edit that lost the last line end
+  clitest::write(runs, text);
+  ASSERT_EQ(run(kCopy + " --config tiny.yaml -q --run-id b", dir).code, 0);
+  const auto t = report::read_csv(runs);
+  ASSERT_EQ(t.rows.size(), 2u) << clitest::slurp(runs);
+  EXPECT_EQ(t.rows[0][t.col("run_id")], "a");
+  EXPECT_EQ(t.rows[1][t.col("run_id")], "b");
+  EXPECT_EQ(clitest::slurp(runs).substr(0, text.size()), text) << "a's row is kept as it was";
 }

@@ -86,20 +86,59 @@ TEST(Csv, TruncateReplacesAndAppendContinues) {
   EXPECT_EQ(core::read_file(p), "a,b\n5,6\n");
 }
 
-TEST(Csv, AppendDropsIncompleteLastRowAndFillsEmptyFile) {
+TEST(Csv, AppendKeepsALastRowWithoutItsLineEndAndFillsEmptyFile) {
+  // A last row without "\n" (a hand edit, or a whole row whose line end a crash lost) is
+  // kept and ended; appending never deletes a row it did not write itself.
   TempDir dir;
   const std::string p = dir / "runs.csv";
-  core::write_file_atomic(p, "a,b\n1,2\n3,");  // as if power failed mid-row
+  core::write_file_atomic(p, "a,b\n1,2\n3,4");
   {
     CsvWriter w(p, {"a", "b"}, CsvWriter::Mode::Append);
     w.row({"5", "6"});
   }
-  EXPECT_EQ(core::read_file(p), "a,b\n1,2\n5,6\n");
+  EXPECT_EQ(core::read_file(p), "a,b\n1,2\n3,4\n5,6\n");
+  // Even one that does not fit its header is kept, for a person to judge: the reader then
+  // names its line.
+  const std::string cut = dir / "cut.csv";
+  core::write_file_atomic(cut, "a,b\n1,2\n3");
+  {
+    CsvWriter w(cut, {"a", "b"}, CsvWriter::Mode::Append);
+    w.row({"5", "6"});
+  }
+  EXPECT_EQ(core::read_file(cut), "a,b\n1,2\n3\n5,6\n");
+  EXPECT_EQ(message_of([&] { report::read_csv(cut); }),
+            cut + ":3: row has 1 fields, the header has 2");
   const std::string e = dir / "empty.csv";
   core::write_file_atomic(e, "");
   CsvWriter w(e, {"x"}, CsvWriter::Mode::Append);
   w.row({"1"});
   EXPECT_EQ(core::read_file(e), "x\n1\n");
+}
+
+TEST(Csv, WithoutCutOffRowDropsOnlyALastRowThatCannotBeWhole) {
+  const std::string path = "m.csv";
+  const auto cut = [&](std::string_view text) {
+    return std::string(report::without_cut_off_row(text, path));
+  };
+  EXPECT_EQ(cut("a,b\n1,2\n3"), "a,b\n1,2\n");       // too few fields
+  EXPECT_EQ(cut("a,b\n1,2\n3,4,5"), "a,b\n1,2\n");   // too many
+  EXPECT_EQ(cut("a,b\n1,2\n3,\"op"), "a,b\n1,2\n");  // a quote never closed
+  EXPECT_EQ(cut("a,b\n1,2\n3,4"), "a,b\n1,2\n3,4");  // whole, only the line end missing
+  EXPECT_EQ(cut("a,b\n1,2\n"), "a,b\n1,2\n");
+  EXPECT_EQ(cut("a,b"), "a,b");
+  EXPECT_EQ(cut(""), "");
+  EXPECT_EQ(cut("a,b\n1,\"x\ny\""), "a,b\n1,\"x\ny\"");  // the break is inside a quote
+}
+
+TEST(Csv, AnUpgradedHeaderKeepsALastRowWithoutItsLineEnd) {
+  TempDir dir;
+  const std::string p = dir / "runs.csv";
+  core::write_file_atomic(p, "a,c\n1,x\n2,z");
+  {
+    CsvWriter w(p, {"a", "b", "c"}, CsvWriter::Mode::Append);
+    w.row({"3", "new", "w"});
+  }
+  EXPECT_EQ(core::read_file(p), "a,b,c\n1,,x\n2,,z\n3,new,w\n");
 }
 
 TEST(Csv, AWriterRefusesAFileThatIsASymlink) {
