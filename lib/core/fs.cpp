@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -111,20 +112,36 @@ void write_file_atomic(const std::string& path, const std::vector<std::string_vi
   if (int err = fsync_dir(parent_dir(path)); err != 0) throw_io("sync the directory of", path, err);
 }
 
-void link_replace(const std::string& from, const std::string& to) {
-  const std::string tmp = to + ".link." + std::to_string(::getpid());
-  ::unlink(tmp.c_str());
-  if (::link(from.c_str(), tmp.c_str()) != 0) {
-    const int err = errno;
-    if (err != EPERM && err != EXDEV && err != EOPNOTSUPP && err != EMLINK) throw_io(("link '" + from + "' as").c_str(), to, err);
-    write_file_atomic(to, read_file(from));  // no hard links here: a copy does the same
-    return;
-  }
-  if (::rename(tmp.c_str(), to.c_str()) != 0) {
-    const int err = errno;
+void write_file_atomic_keep_previous(const std::string& path,
+                                     const std::vector<std::string_view>& parts,
+                                     const std::string& previous) {
+  refuse_symlink(previous);
+  const std::string tmp = write_temp(path, parts);
+  const auto fail = [&](const char* verb, const std::string& at, int err) {
     ::unlink(tmp.c_str());
-    throw_io(("link '" + from + "' as").c_str(), to, err);
+    throw_io(verb, at, err);
+  };
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {  // no file yet: nothing to keep
+    if (::rename(tmp.c_str(), path.c_str()) != 0) fail("write", path, errno);
+  } else if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    // path now holds the new file and tmp the old one, which becomes `previous`.
+    if (::rename(tmp.c_str(), previous.c_str()) != 0)
+      fail("keep the previous file as", previous, errno);
+  } else if (errno == EINVAL || errno == ENOSYS || errno == ENOTSUP) {
+    // No atomic exchange on this file system: two renames.
+    if (::rename(path.c_str(), previous.c_str()) != 0)
+      fail("keep the previous file as", previous, errno);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) fail("write", path, errno);
+  } else {
+    fail("write", path, errno);
   }
+  if (int err = fsync_dir(parent_dir(path)); err != 0) throw_io("sync the directory of", path, err);
+}
+
+void rename_file(const std::string& from, const std::string& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0)
+    throw_io(fmt::format("rename '{}' to", from).c_str(), to, errno);
   if (int err = fsync_dir(parent_dir(to)); err != 0) throw_io("sync the directory of", to, err);
 }
 

@@ -29,16 +29,24 @@ void write_file_atomic(const std::string& path, std::string_view bytes);
 // Same, with the content given as consecutive pieces (written back to back), so large
 // payloads such as checkpoint arrays need not be copied into one buffer first.
 void write_file_atomic(const std::string& path, const std::vector<std::string_view>& parts);
+// Same, and the file that path held before (if any) becomes `previous`, by renames only:
+// the two stay separate files (never two names of one), so damage to the new file cannot
+// reach the previous one. Where the file system can exchange two names atomically
+// (renameat2 RENAME_EXCHANGE) path names a complete file at every moment: a crash in
+// between leaves the new file at path and the old one in "<path>.tmp.<pid>"; elsewhere
+// path is missing for the instant between two renames.
+void write_file_atomic_keep_previous(const std::string& path,
+                                     const std::vector<std::string_view>& parts,
+                                     const std::string& previous);
 
 // Creates path with the given content only if nothing exists there yet, atomically
 // (temp file + link), so concurrent runs racing to create e.g. runs.csv never see it
 // without its header. Returns false if path already existed (nothing written).
 bool create_file_exclusive(const std::string& path, std::string_view bytes);
 
-// Makes `to` a second name of the file at `from` (a hard link, so no data is copied and no
-// space is needed), replacing whatever `to` was atomically; falls back to a copy where the
-// file system has no hard links. Throws core::Error naming both paths.
-void link_replace(const std::string& from, const std::string& to);
+// Renames `from` to `to` (replacing what `to` was, atomically) and fsyncs the directory.
+// Throws core::Error naming both paths.
+void rename_file(const std::string& from, const std::string& to);
 
 // Whole file as bytes. Throws "cannot read '<path>': <strerror>". With Links::kRefuse a
 // path that is a symbolic link is refused (for files seqbench reads back to rewrite).

@@ -349,8 +349,9 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
         trainer.resume(ck);
         ck = Checkpoint{};  // restored: its copy of the parameters is not needed any more
         files.continue_after(resume_step);
-        // The damaged latest checkpoint must not become the next "previous" one.
-        if (from_previous) core::link_replace(previous, latest);
+        // The damaged latest checkpoint must not become the next "previous" one: the
+        // previous one takes its place (a rename; the next checkpoint makes it previous again).
+        if (from_previous) core::rename_file(previous, latest);
       }
       files.write_config(config::to_yaml(cfg));
       if (spec.on_start) spec.on_start(exp, files, opts.resume, resume_step);

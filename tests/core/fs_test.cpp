@@ -152,6 +152,12 @@ bool names_the_link(const std::string& message, const std::string& path) {
          message.find("is a symbolic link") != std::string::npos;
 }
 
+nlink_t links_of(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+  return st.st_nlink;
+}
+
 }  // namespace
 
 TEST(Fs, NoWriteFollowsASymlinkAtTheTarget) {
@@ -160,6 +166,8 @@ TEST(Fs, NoWriteFollowsASymlinkAtTheTarget) {
   const std::string link = dir / "file";
   stdfs::create_symlink(victim.path, link);
   std::string m = message_of([&] { write_file_atomic(link, "x"); });
+  EXPECT_TRUE(names_the_link(m, link)) << m;
+  m = message_of([&] { write_file_atomic_keep_previous(link, {"x"}, dir / "file.prev"); });
   EXPECT_TRUE(names_the_link(m, link)) << m;
   m = message_of([&] { (void)create_file_exclusive(link, "x"); });
   EXPECT_TRUE(names_the_link(m, link)) << m;
@@ -206,4 +214,32 @@ TEST(Fs, MakeRealDirCreatesOrAcceptsADirectoryAndRefusesALinkOrAFile) {
             std::string::npos);
   EXPECT_EQ(count_entries(outside.path), 0);
   EXPECT_FALSE(stdfs::exists(dir / "nowhere"));
+}
+
+TEST(Fs, KeepPreviousRenamesTheOldFileAndNeverLinksIt) {
+  TempDir dir;
+  const std::string p = dir / "checkpoint.sbck", prev = dir / "checkpoint.prev.sbck";
+  write_file_atomic_keep_previous(p, {"one"}, prev);
+  EXPECT_EQ(read_file(p), "one");
+  EXPECT_FALSE(file_exists(prev));  // nothing to keep yet
+  write_file_atomic_keep_previous(p, {"tw", "o"}, prev);
+  write_file_atomic_keep_previous(p, {"three"}, prev);
+  EXPECT_EQ(read_file(p), "three");
+  EXPECT_EQ(read_file(prev), "two");
+  // Two separate files: each has one name, so damage to one cannot reach the other.
+  EXPECT_EQ(links_of(p), 1u);
+  EXPECT_EQ(links_of(prev), 1u);
+  EXPECT_EQ(count_entries(dir.path), 2);  // no temp file left
+}
+
+TEST(Fs, RenameFileReplacesTheTargetAndNamesBothPathsOnFailure) {
+  TempDir dir;
+  write_file_atomic(dir / "a", "A");
+  write_file_atomic(dir / "b", "B");
+  rename_file(dir / "a", dir / "b");
+  EXPECT_EQ(read_file(dir / "b"), "A");
+  EXPECT_FALSE(file_exists(dir / "a"));
+  const std::string m = message_of([&] { rename_file(dir / "a", dir / "c"); });
+  EXPECT_NE(m.find(quoted(dir / "a")), std::string::npos) << m;
+  EXPECT_NE(m.find(quoted(dir / "c")), std::string::npos) << m;
 }
