@@ -1,12 +1,16 @@
 #include "core/fs.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <system_error>
 #include <utility>
 
@@ -232,6 +236,39 @@ int open_nofollow(const std::string& path, int flags, mode_t mode) {
     errno = err;
   }
   return fd;
+}
+
+std::vector<std::string> remove_stale_temps(const std::string& dir) {
+  std::vector<std::string> removed;
+  const int dfd = open_nofollow(dir, O_RDONLY | O_DIRECTORY);
+  if (dfd < 0) return removed;
+  DIR* d = ::fdopendir(dfd);
+  if (!d) {
+    ::close(dfd);
+    return removed;
+  }
+  const pid_t self = ::getpid();
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view name = e->d_name;
+    // "<name>.tmp.<pid>": a non-empty name, then ".tmp.", then only digits.
+    const size_t at = name.rfind(".tmp.");
+    if (at == std::string_view::npos || at == 0) continue;
+    const std::string_view digits = name.substr(at + 5);
+    long long pid = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || pid <= 0)
+      continue;
+    struct stat st {};
+    if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    // Alive (kill succeeds, or the process belongs to another user): its write may be in
+    // progress. A pid too large for pid_t cannot be a live process.
+    const bool fits = pid <= static_cast<long long>(std::numeric_limits<pid_t>::max());
+    if (fits && pid != self && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH))
+      continue;
+    if (::unlinkat(dfd, e->d_name, 0) == 0) removed.emplace_back(name);
+  }
+  ::closedir(d);  // closes dfd
+  return removed;
 }
 
 bool file_exists(const std::string& path) {

@@ -33,8 +33,8 @@ void write_file_atomic(const std::string& path, const std::vector<std::string_vi
 // the two stay separate files (never two names of one), so damage to the new file cannot
 // reach the previous one. Where the file system can exchange two names atomically
 // (renameat2 RENAME_EXCHANGE) path names a complete file at every moment: a crash in
-// between leaves the new file at path and the old one in "<path>.tmp.<pid>"; elsewhere
-// path is missing for the instant between two renames.
+// between leaves the new file at path and the old one in "<path>.tmp.<pid>" (removed by
+// remove_stale_temps); elsewhere path is missing for the instant between two renames.
 void write_file_atomic_keep_previous(const std::string& path,
                                      const std::vector<std::string_view>& parts,
                                      const std::string& previous);
@@ -70,6 +70,13 @@ void refuse_symlink(const std::string& path);
 // open(2) with O_NOFOLLOW | O_CLOEXEC added and EINTR retried. A path that is a symbolic
 // link throws throw_symlink's error; any other failure returns -1 with errno set.
 int open_nofollow(const std::string& path, int flags, mode_t mode = 0644);
+
+// Removes, from dir itself (not below it), the temporary files that write_file_atomic
+// leaves when its process is killed mid-write: regular files named "<name>.tmp.<pid>"
+// whose pid is not a live process, or is this process's own (call it before this process
+// writes into dir: a file with its pid is then from an earlier process that had the
+// same pid). Nothing else is touched. Returns the names removed.
+std::vector<std::string> remove_stale_temps(const std::string& dir);
 
 // True if something (file, directory, ...) exists at path.
 bool file_exists(const std::string& path);

@@ -110,9 +110,14 @@ RunFiles::RunFiles(const std::string& root, const std::string& experiment,
   }
   // Every file the run writes is refused if it is a link, before any of them is touched.
   check_run_dir(root, experiment, run_id);
+  // Temporary files of writes that a kill cut short (their process is gone; a whole
+  // checkpoint each, at worst).
+  const std::vector<std::string> stale = core::remove_stale_temps(dir_);
   // A resumed run opens its CSV files in continue_after, once the checkpoint is restored.
   if (!resume) open_csv(false);
   log_ = std::make_unique<core::AppendFile>(path("log.txt"));
+  for (const auto& name : stale)
+    log(fmt::format("removed {}, left by a process that was killed while writing it", name));
 }
 
 void RunFiles::open_csv(bool append) {

@@ -44,11 +44,13 @@ class RunFiles {
  public:
   // Creates (or, when resuming, reopens) root/experiment/run_id. metric names the
   // metrics.csv column after loss. Resuming changes nothing on disk until
-  // continue_after() is called, except the lock's note and log.txt (opened for
-  // appending).
+  // continue_after() is called, except the lock's note, log.txt (opened for appending)
+  // and the removal of stale temporary files (below).
   // Nothing is written through a symbolic link: the experiment and run directories must
   // be real directories (the root may be a link), and a run whose own files include a
   // link is refused (check_run_dir) before any is written.
+  // Once the directory is locked, "<file>.tmp.<pid>" files in it whose process is gone
+  // (core::remove_stale_temps) are removed, each noted in log.txt.
   RunFiles(const std::string& root, const std::string& experiment, const std::string& run_id,
            const std::string& metric, bool resume);
   // For a resumed run, once its checkpoint has been restored: drops the rows of

@@ -1,9 +1,12 @@
 // End-to-end: what a run does with files someone else put in its way. Nothing is
 // written through a symbolic link (a run, experiment or file of a run that is one is
 // refused with one line naming it, and its target is left as it was); a runs.csv row
-// without its line end is kept.
+// without its line end is kept; temporary files of killed processes are removed when the
+// run starts again.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -33,6 +36,15 @@ void expect_refused(const clitest::Result& r, const std::string& link) {
   EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("'" + link + "' is a symbolic link"), std::string::npos) << link << "\n"
                                                                                 << r.err;
+}
+
+// The pid of a process that has ended.
+pid_t dead_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return child;
 }
 
 }  // namespace
@@ -139,4 +151,26 @@ TEST(HostileFiles, ARunsCsvRowWithoutItsLineEndIsKeptByTheNextRun) {
   EXPECT_EQ(t.rows[0][t.col("run_id")], "a");
   EXPECT_EQ(t.rows[1][t.col("run_id")], "b");
   EXPECT_EQ(clitest::slurp(runs).substr(0, text.size()), text) << "a's row is kept as it was";
+}
+
+TEST(HostileFiles, TempFilesOfKilledProcessesAreRemovedWhenTheRunStartsAgain) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  ASSERT_EQ(run(kCopy + " --config tiny.yaml -q --run-id r --interrupt-at 25", dir).code, 130);
+  const std::string exp_dir = dir + "/results/copy", run_dir = exp_dir + "/r";
+  const std::string dead = std::to_string(dead_pid()), alive = std::to_string(::getpid());
+  // What a kill during a checkpoint write leaves: a whole checkpoint under a temp name.
+  for (const std::string& name : {"checkpoint.sbck.tmp." + dead, "summary.json.tmp." + dead})
+    fs::copy_file(run_dir + "/checkpoint.sbck", run_dir + "/" + name);
+  const std::vector<std::string> kept{run_dir + "/metrics.csv.tmp." + alive,    // its writer lives
+                                      run_dir + "/notes.tmp." + dead + ".txt",  // another name
+                                      exp_dir + "/runs.csv.tmp." + dead};       // not this run's
+  for (const auto& path : kept) clitest::write(path, "x");
+  const auto r = run(kCopy + " -q --run-id r --resume", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(run_dir + "/checkpoint.sbck.tmp." + dead));
+  EXPECT_FALSE(fs::exists(run_dir + "/summary.json.tmp." + dead));
+  for (const auto& path : kept) EXPECT_TRUE(fs::exists(path)) << path;
+  const std::string log = clitest::slurp(run_dir + "/log.txt");
+  EXPECT_NE(log.find("removed checkpoint.sbck.tmp." + dead), std::string::npos) << log;
 }

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -152,6 +154,15 @@ bool names_the_link(const std::string& message, const std::string& path) {
          message.find("is a symbolic link") != std::string::npos;
 }
 
+// The pid of a process that has ended (a child reaped at once).
+pid_t dead_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return child;
+}
+
 nlink_t links_of(const std::string& path) {
   struct stat st {};
   EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
@@ -242,4 +253,34 @@ TEST(Fs, RenameFileReplacesTheTargetAndNamesBothPathsOnFailure) {
   const std::string m = message_of([&] { rename_file(dir / "a", dir / "c"); });
   EXPECT_NE(m.find(quoted(dir / "a")), std::string::npos) << m;
   EXPECT_NE(m.find(quoted(dir / "c")), std::string::npos) << m;
+}
+
+TEST(Fs, RemoveStaleTempsRemovesOnlyTheTempFilesOfProcessesThatAreGone) {
+  TempDir dir, outside;
+  const std::string dead = std::to_string(dead_pid());
+  const std::string alive = std::to_string(::getppid());
+  const std::string self = std::to_string(::getpid());
+  for (const std::string& name : std::vector<std::string>{
+           "checkpoint.sbck.tmp." + dead, "summary.json.tmp." + self, "metrics.csv.tmp." + alive,
+           ".tmp." + dead, "x.tmp.", "x.tmp.12a", "x.tmp.-" + dead, "x.tmp." + dead + ".bak",
+           "checkpoint.sbck", "notes.txt"})
+    write_file_atomic(dir / name, "data");
+  make_real_dir(dir / "sub");
+  write_file_atomic(dir / ("sub/deeper.tmp." + dead), "data");  // only dir itself
+  make_real_dir(dir / ("folder.tmp." + dead));                  // not a regular file
+  write_file_atomic(outside / "target", "precious");
+  stdfs::create_symlink(outside / "target", dir / ("link.tmp." + dead));  // not followed
+  auto removed = remove_stale_temps(dir.path);
+  std::sort(removed.begin(), removed.end());
+  EXPECT_EQ(removed,
+            (std::vector<std::string>{"checkpoint.sbck.tmp." + dead, "summary.json.tmp." + self}));
+  EXPECT_FALSE(file_exists(dir / ("checkpoint.sbck.tmp." + dead)));
+  EXPECT_TRUE(file_exists(dir / ("metrics.csv.tmp." + alive)));  // its writer may be at work
+  for (const std::string& kept :
+       std::vector<std::string>{".tmp." + dead, "x.tmp.", "x.tmp.12a", "x.tmp.-" + dead,
+                                "x.tmp." + dead + ".bak", "checkpoint.sbck", "notes.txt",
+                                "sub/deeper.tmp." + dead, "folder.tmp." + dead, "link.tmp." + dead})
+    EXPECT_TRUE(stdfs::exists(stdfs::symlink_status(dir / kept))) << kept;
+  EXPECT_EQ(read_file(outside / "target"), "precious");
+  EXPECT_TRUE(remove_stale_temps(dir / "missing").empty());
 }
