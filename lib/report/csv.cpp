@@ -1,6 +1,7 @@
 #include "report/csv.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <set>
 
@@ -14,6 +15,58 @@ struct Record {
   int line = 0;  // 1-based line on which the record starts
 };
 
+// Characters that make a spreadsheet read a cell as a formula when they start it (OWASP,
+// "CSV Injection"), "\n" added for good measure.
+bool formula_char(char c) {
+  return c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r' || c == '\n';
+}
+
+// Whether s, after any leading single quotes, starts with a formula character.
+bool formula_start(std::string_view s) {
+  const size_t i = s.find_first_not_of('\'');
+  return i != std::string_view::npos && formula_char(s[i]);
+}
+
+bool ieq(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == y;
+         });
+}
+
+// A plain decimal number as the writers print numbers: an optional sign, digits with an
+// optional fraction (or a fraction alone), an optional exponent; or nan / inf / infinity
+// (any case) with an optional sign. "-1.5", "+3", "-1e-05", "-inf" are; "-2+3" is not.
+bool plain_number(std::string_view s) {
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  const std::string_view rest = s.substr(i);
+  if (ieq(rest, "nan") || ieq(rest, "inf") || ieq(rest, "infinity")) return true;
+  size_t digits = 0;
+  const auto run = [&] {
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+  };
+  run();
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    run();
+  }
+  if (digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    const size_t before = i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    if (i == before) return false;
+  }
+  return i == s.size();
+}
+
+// What the writer neutralises: a cell a spreadsheet would run as a formula. Numbers keep
+// their sign ("-1.5" stays a number), and a lone "-" (a placeholder) cannot be a formula.
+bool needs_formula_guard(std::string_view field) {
+  return formula_start(field) && !plain_number(field) && field != "-";
+}
+
 // RFC 4180 records from text; stops after max_records (0: all).
 std::vector<Record> parse_records(std::string_view text, const std::string& path,
                                   size_t max_records) {
@@ -26,7 +79,9 @@ std::vector<Record> parse_records(std::string_view text, const std::string& path
     rec.line = line;
     std::string field;
     for (;;) {
+      bool quoted = false;
       if (i < n && text[i] == '"') {
+        quoted = true;
         const int quote_line = line;
         ++i;
         for (;;) {
@@ -56,6 +111,9 @@ std::vector<Record> parse_records(std::string_view text, const std::string& path
                !(text[i] == '\r' && i + 1 < n && text[i + 1] == '\n'))
           field += text[i++];
       }
+      // The writer's guard against formulas: a quoted field "'<formula>" is "<formula>"
+      // (one quote off; "''=x" was written for "'=x").
+      if (quoted && !field.empty() && field[0] == '\'' && formula_start(field)) field.erase(0, 1);
       rec.fields.push_back(std::move(field));
       field.clear();
       if (i < n && text[i] == ',') {
@@ -83,8 +141,9 @@ std::string joined(const std::vector<std::string>& v) {
 }  // namespace
 
 std::string csv_escape(std::string_view field) {
-  if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
-  std::string out = "\"";
+  const bool guard = needs_formula_guard(field);
+  if (!guard && field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
+  std::string out = guard ? "\"'" : "\"";
   for (char c : field) {
     if (c == '"') out += '"';
     out += c;

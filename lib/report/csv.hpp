@@ -3,6 +3,10 @@
 // Dialect: RFC 4180 — comma separated, "\n" line ends, a field is quoted when it
 // contains , " \r or \n, with " doubled inside quotes. Doubles use fmt's shortest
 // round-trip form ("0.1", "1e-05", "nan", "inf"), so std::stod gives the same bits back.
+// A cell a spreadsheet would run as a formula (one starting with = + - @, a tab or a line
+// break, after any single quotes) is written quoted with a ' in front ("=1+2" as
+// "'=1+2"), unless it is a plain number ("-1.5", "+3", "-1e-05", "-inf") or a lone "-";
+// the reader takes that ' off again, so every cell reads back as it was given.
 #pragma once
 
 #include <fmt/format.h>
@@ -56,7 +60,7 @@ class CsvWriter {
   core::AppendFile file_;
 };
 
-// One field, quoted if it contains , " \r or \n.
+// One field, quoted if it contains , " \r or \n; a formula is guarded (above).
 std::string csv_escape(std::string_view field);
 // One record (fields joined by commas, each escaped) followed by "\n".
 std::string csv_line(const std::vector<std::string>& fields);

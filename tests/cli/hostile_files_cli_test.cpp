@@ -1,8 +1,8 @@
-// End-to-end: what a run does with files someone else put in its way. Nothing is
+// End-to-end: what a run does with files and names someone else put in its way. Nothing is
 // written through a symbolic link (a run, experiment or file of a run that is one is
 // refused with one line naming it, and its target is left as it was); a runs.csv row
 // without its line end is kept; temporary files of killed processes are removed when the
-// run starts again.
+// run starts again; labels reach CSV and Markdown neutralised.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kCopy = SEQBENCH_COPY_BIN;
+const std::string kFront = SEQBENCH_FRONT_BIN;
 
 const char* kTiny = R"(task: {name: copy, T: 4, copy_len: 3, n_symbols: 4}
 model: {hidden: 8}
@@ -173,4 +174,42 @@ TEST(HostileFiles, TempFilesOfKilledProcessesAreRemovedWhenTheRunStartsAgain) {
   for (const auto& path : kept) EXPECT_TRUE(fs::exists(path)) << path;
   const std::string log = clitest::slurp(run_dir + "/log.txt");
   EXPECT_NE(log.find("removed checkpoint.sbck.tmp." + dead), std::string::npos) << log;
+}
+
+TEST(HostileFiles, HostileLabelsReachRunsCsvAndCompareNeutralised) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  const std::vector<std::pair<std::string, std::string>> labels{
+      {"xss", "<script>alert(1)</script>"}, {"dde", "=cmd|' /C calc'!A0"}, {"neg", "-2+3"}};
+  for (const auto& [id, label] : labels) {
+    // YAML single quotes: a ' inside is doubled.
+    std::string yaml_label;
+    for (char c : label) yaml_label += c == '\'' ? std::string("''") : std::string(1, c);
+    clitest::write(dir + "/" + id + ".yaml", "output: {label: '" + yaml_label + "'}\n");
+    const auto r =
+        run(kCopy + " --config tiny.yaml --config " + id + ".yaml -q --run-id " + id, dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  const std::string raw = clitest::slurp(dir + "/results/copy/runs.csv");
+  EXPECT_NE(raw.find(",\"'=cmd|' /C calc'!A0\","), std::string::npos) << raw;
+  EXPECT_NE(raw.find(",\"'-2+3\","), std::string::npos) << raw;
+  EXPECT_NE(raw.find(",-1,-1,"), std::string::npos)
+      << raw;  // no target: negative numbers as they are
+  const auto runs = report::read_csv(dir + "/results/copy/runs.csv");
+  for (size_t i = 0; i < labels.size(); ++i)
+    EXPECT_EQ(runs.rows[i][runs.col("label")], labels[i].second);
+
+  const auto md = run(kFront + " compare results/copy/runs.csv", dir);
+  ASSERT_EQ(md.code, 0) << md.err;
+  EXPECT_EQ(md.out.find("<script>"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("=cmd\\|' /C calc'!A0"), std::string::npos) << md.out;
+  const auto csv = run(kFront + " compare results/copy/runs.csv --format csv --out cmp.csv", dir);
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  const std::string cmp = clitest::slurp(dir + "/cmp.csv");
+  EXPECT_NE(cmp.find("\n\"'=cmd|' /C calc'!A0\","), std::string::npos) << cmp;
+  EXPECT_NE(cmp.find("\n\"'-2+3\","), std::string::npos) << cmp;
+  const auto back = report::read_csv(dir + "/cmp.csv");
+  ASSERT_EQ(back.rows.size(), labels.size());
+  for (size_t r = 0; r < back.rows.size(); ++r) EXPECT_GE(back.number(r, "final acc"), 0.0);
 }

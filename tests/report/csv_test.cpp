@@ -155,6 +155,62 @@ TEST(Csv, AWriterRefusesAFileThatIsASymlink) {
   EXPECT_TRUE(std::filesystem::is_symlink(p));
 }
 
+TEST(Csv, CellsThatASpreadsheetWouldRunAreGuardedAndNumbersAreNot) {
+  // OWASP's CSV injection rule: a cell starting with = + - @ tab or CR gets a ' in front
+  // and is quoted.
+  EXPECT_EQ(report::csv_escape("=cmd|' /C calc'!A0"), "\"'=cmd|' /C calc'!A0\"");
+  EXPECT_EQ(report::csv_escape("+SUM(1)"), "\"'+SUM(1)\"");
+  EXPECT_EQ(report::csv_escape("@HYPERLINK(\"http://x\")"), "\"'@HYPERLINK(\"\"http://x\"\")\"");
+  EXPECT_EQ(report::csv_escape("-2+3"), "\"'-2+3\"");
+  EXPECT_EQ(report::csv_escape("\tx"), "\"'\tx\"");
+  EXPECT_EQ(report::csv_escape("\rx"), "\"'\rx\"");
+  EXPECT_EQ(report::csv_escape("'=x"), "\"''=x\"");  // so that it reads back with its quote
+  // Numbers, negative ones and exponents too, stay as they are.
+  for (const char* n : {"-1.5", "-1e-05", "+3", "-0", "-.5", "1e+05", "-2.5E17", "nan", "-nan",
+                        "inf", "-inf", "+inf", "-1", "-"})
+    EXPECT_EQ(report::csv_escape(n), n) << n;
+  for (const char* t : {"lstm", "a-b", "x=1", "it's", "'quoted'", "", "1-2"})
+    EXPECT_EQ(report::csv_escape(t), t) << t;
+  // Not numbers: guarded.
+  for (const char* t : {"-1e", "-e5", "--1", "-1.5x", "-inf+1", "-0x10", "+", "="})
+    EXPECT_EQ(report::csv_escape(t).substr(0, 2), "\"'") << t;
+}
+
+TEST(Csv, GuardedCellsReadBackAsTheyWereWritten) {
+  TempDir dir;
+  const std::string p = dir / "runs.csv";
+  const std::vector<std::string> cols{"label", "value"};
+  const std::vector<std::vector<std::string>> rows{{"=cmd|' /C calc'!A0", "-1.5"},
+                                                   {"+SUM(1)", "-1e-05"},
+                                                   {"@HYPERLINK(\"x\")", "-inf"},
+                                                   {"-2+3", "nan"},
+                                                   {"'=x", "+3"},
+                                                   {"''@y", "-1"},
+                                                   {"\tTab", "0"},
+                                                   {"a|b\nc", "-"},
+                                                   {"'plain", "'-1"}};
+  {
+    CsvWriter w(p, cols, CsvWriter::Mode::Truncate);
+    for (const auto& r : rows) w.row(r);
+  }
+  const std::string text = core::read_file(p);
+  EXPECT_NE(text.find("\n\"'=cmd|' /C calc'!A0\",-1.5\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n\"'-2+3\",nan\n"), std::string::npos) << text;
+  const report::CsvTable t = report::read_csv(p);
+  EXPECT_EQ(t.rows, rows);
+  EXPECT_EQ(t.number(1, "value"), -1e-05);
+  // Appending to it again checks its header and adds a row as it is.
+  {
+    CsvWriter w(p, cols, CsvWriter::Mode::Append);
+    w.row({"=1+1", "-2"});
+  }
+  EXPECT_EQ(report::read_csv(p).rows.back(), (std::vector<std::string>{"=1+1", "-2"}));
+  // A hand-written file without the quotes keeps its cells as they are.
+  const auto hand = report::parse_csv("label\n'=x\n\"'-1\"\n", "hand.csv");
+  EXPECT_EQ(hand.rows[0][0], "'=x");
+  EXPECT_EQ(hand.rows[1][0], "-1");
+}
+
 TEST(Csv, AppendHeaderMismatchIsAnError) {
   TempDir dir;
   const std::string p = dir / "runs.csv";
