@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/check.hpp"
+#include "core/fs.hpp"
 
 namespace seqbench::core {
 namespace {
@@ -20,10 +21,8 @@ std::string describe(int err) { return std::error_code(err, std::generic_categor
 int FileLock::acquire(const std::string& path, Mode mode, bool blocking) {
   // A shared lock needs only to read; an exclusive one may write its note.
   const int access = mode == Mode::kShared ? O_RDONLY : O_RDWR;
-  int fd;
-  do {
-    fd = ::open(path.c_str(), access | O_CREAT | O_CLOEXEC, 0644);
-  } while (fd < 0 && errno == EINTR);
+  // Never through a symbolic link: the note would overwrite the link's target.
+  const int fd = open_nofollow(path, access | O_CREAT);
   if (fd < 0)
     throw Error(fmt::format("cannot open lock file '{}': {}", path, describe(errno)));
   const int op = (mode == Mode::kShared ? LOCK_SH : LOCK_EX) | (blocking ? 0 : LOCK_NB);
@@ -73,7 +72,7 @@ void FileLock::write_note(std::string_view text) {
 }
 
 std::string FileLock::read_note(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return {};
   char buf[64] = {};
   const ssize_t n = ::pread(fd, buf, sizeof buf, 0);

@@ -16,8 +16,9 @@ class FileLock {
  public:
   enum class Mode { kExclusive, kShared };
 
-  // Opens path (created 0644 when missing) and waits until the lock is granted. Throws
-  // core::Error naming the path when the file cannot be opened or locked.
+  // Opens path (created 0644 when missing; O_NOFOLLOW, so a symbolic link there is refused
+  // naming it) and waits until the lock is granted. Throws core::Error naming the path
+  // when the file cannot be opened or locked.
   explicit FileLock(const std::string& path, Mode mode = Mode::kExclusive);
   // The lock if it is free now, else nullopt (another holder conflicts); never waits.
   // Throws like the constructor for any other failure.

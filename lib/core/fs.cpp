@@ -1,11 +1,16 @@
 #include "core/fs.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
+#include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <system_error>
 #include <utility>
 
@@ -61,15 +66,27 @@ int fsync_dir(const std::string& dir) {
   return err;
 }
 
+bool is_symlink(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
 // Writes parts to a fresh temp file next to path, fsynced and closed. Returns the temp
-// path; on failure removes the temp and throws naming `path`.
+// path; on failure removes the temp and throws naming `path`. A path that is a symbolic
+// link is refused before anything is written.
 std::string write_temp(const std::string& path, const std::vector<std::string_view>& parts) {
+  refuse_symlink(path);
   const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // O_EXCL: the temp is always a new file, never something (a link) planted under its
+  // name. One of that name can only be left by a dead process that had this pid (this
+  // one removes its own on every failure): remove it and try once more.
+  const int flags = O_WRONLY | O_CREAT | O_EXCL;
+  int fd = open_nofollow(tmp, flags);
+  if (fd < 0 && errno == EEXIST && ::unlink(tmp.c_str()) == 0) fd = open_nofollow(tmp, flags);
   if (fd < 0) throw_io("write", path, errno, "does the directory exist? create it first");
   struct stat st {};
   // Keep the permission bits of the file being replaced (best effort).
-  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::fchmod(fd, st.st_mode & 07777);
+  if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::fchmod(fd, st.st_mode & 07777);
   int err = 0;
   for (std::string_view part : parts) {
     if ((err = write_all(fd, part.data(), part.size())) != 0) break;
@@ -99,20 +116,36 @@ void write_file_atomic(const std::string& path, const std::vector<std::string_vi
   if (int err = fsync_dir(parent_dir(path)); err != 0) throw_io("sync the directory of", path, err);
 }
 
-void link_replace(const std::string& from, const std::string& to) {
-  const std::string tmp = to + ".link." + std::to_string(::getpid());
-  ::unlink(tmp.c_str());
-  if (::link(from.c_str(), tmp.c_str()) != 0) {
-    const int err = errno;
-    if (err != EPERM && err != EXDEV && err != EOPNOTSUPP && err != EMLINK) throw_io(("link '" + from + "' as").c_str(), to, err);
-    write_file_atomic(to, read_file(from));  // no hard links here: a copy does the same
-    return;
-  }
-  if (::rename(tmp.c_str(), to.c_str()) != 0) {
-    const int err = errno;
+void write_file_atomic_keep_previous(const std::string& path,
+                                     const std::vector<std::string_view>& parts,
+                                     const std::string& previous) {
+  refuse_symlink(previous);
+  const std::string tmp = write_temp(path, parts);
+  const auto fail = [&](const char* verb, const std::string& at, int err) {
     ::unlink(tmp.c_str());
-    throw_io(("link '" + from + "' as").c_str(), to, err);
+    throw_io(verb, at, err);
+  };
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {  // no file yet: nothing to keep
+    if (::rename(tmp.c_str(), path.c_str()) != 0) fail("write", path, errno);
+  } else if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    // path now holds the new file and tmp the old one, which becomes `previous`.
+    if (::rename(tmp.c_str(), previous.c_str()) != 0)
+      fail("keep the previous file as", previous, errno);
+  } else if (errno == EINVAL || errno == ENOSYS || errno == ENOTSUP) {
+    // No atomic exchange on this file system: two renames.
+    if (::rename(path.c_str(), previous.c_str()) != 0)
+      fail("keep the previous file as", previous, errno);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) fail("write", path, errno);
+  } else {
+    fail("write", path, errno);
   }
+  if (int err = fsync_dir(parent_dir(path)); err != 0) throw_io("sync the directory of", path, err);
+}
+
+void rename_file(const std::string& from, const std::string& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0)
+    throw_io(fmt::format("rename '{}' to", from).c_str(), to, errno);
   if (int err = fsync_dir(parent_dir(to)); err != 0) throw_io("sync the directory of", to, err);
 }
 
@@ -129,8 +162,9 @@ bool create_file_exclusive(const std::string& path, std::string_view bytes) {
   return true;
 }
 
-std::string read_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+std::string read_file(const std::string& path, Links links) {
+  int fd = links == Links::kRefuse ? open_nofollow(path, O_RDONLY)
+                                   : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw_io("read", path, errno);
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -164,13 +198,86 @@ void make_dirs(const std::string& path) {
     throw Error(fmt::format("cannot create directory '{}': a file with that name exists", path));
 }
 
+void make_real_dir(const std::string& given) {
+  // A trailing '/' would make the kernel follow a link in the last component.
+  std::string path = given;
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST)
+    throw Error(fmt::format("cannot create directory '{}': {}", path, describe(errno)));
+  const int fd = open_nofollow(path, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) {
+    if (errno == ENOTDIR)
+      throw Error(fmt::format("cannot create directory '{}': a file with that name exists", path));
+    throw Error(fmt::format("cannot open directory '{}': {}", path, describe(errno)));
+  }
+  ::close(fd);
+}
+
+void throw_symlink(const std::string& path) {
+  throw Error(fmt::format(
+      "'{}' is a symbolic link, and seqbench never writes through one (hint: remove the link; "
+      "results are written only to real files and directories)",
+      path));
+}
+
+void refuse_symlink(const std::string& path) {
+  if (is_symlink(path)) throw_symlink(path);
+}
+
+int open_nofollow(const std::string& path, int flags, mode_t mode) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode);
+  } while (fd < 0 && errno == EINTR);
+  // ELOOP: the last component is a link (or a chain of links above it is too long).
+  if (fd < 0 && (errno == ELOOP || errno == ENOTDIR)) {
+    const int err = errno;
+    if (is_symlink(path)) throw_symlink(path);
+    errno = err;
+  }
+  return fd;
+}
+
+std::vector<std::string> remove_stale_temps(const std::string& dir) {
+  std::vector<std::string> removed;
+  const int dfd = open_nofollow(dir, O_RDONLY | O_DIRECTORY);
+  if (dfd < 0) return removed;
+  DIR* d = ::fdopendir(dfd);
+  if (!d) {
+    ::close(dfd);
+    return removed;
+  }
+  const pid_t self = ::getpid();
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view name = e->d_name;
+    // "<name>.tmp.<pid>": a non-empty name, then ".tmp.", then only digits.
+    const size_t at = name.rfind(".tmp.");
+    if (at == std::string_view::npos || at == 0) continue;
+    const std::string_view digits = name.substr(at + 5);
+    long long pid = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || pid <= 0)
+      continue;
+    struct stat st {};
+    if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    // Alive (kill succeeds, or the process belongs to another user): its write may be in
+    // progress. A pid too large for pid_t cannot be a live process.
+    const bool fits = pid <= static_cast<long long>(std::numeric_limits<pid_t>::max());
+    if (fits && pid != self && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH))
+      continue;
+    if (::unlinkat(dfd, e->d_name, 0) == 0) removed.emplace_back(name);
+  }
+  ::closedir(d);  // closes dfd
+  return removed;
+}
+
 bool file_exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
 }
 
 AppendFile::AppendFile(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  fd_ = open_nofollow(path, O_WRONLY | O_APPEND | O_CREAT);
   if (fd_ < 0) throw_io("open for appending", path, errno, "does the directory exist?");
 }
 

@@ -1,8 +1,8 @@
 #include "report/csv.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
-#include <filesystem>
 #include <set>
 
 #include "core/check.hpp"
@@ -14,6 +14,58 @@ struct Record {
   std::vector<std::string> fields;
   int line = 0;  // 1-based line on which the record starts
 };
+
+// Characters that make a spreadsheet read a cell as a formula when they start it (OWASP,
+// "CSV Injection"), "\n" added for good measure.
+bool formula_char(char c) {
+  return c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r' || c == '\n';
+}
+
+// Whether s, after any leading single quotes, starts with a formula character.
+bool formula_start(std::string_view s) {
+  const size_t i = s.find_first_not_of('\'');
+  return i != std::string_view::npos && formula_char(s[i]);
+}
+
+bool ieq(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == y;
+         });
+}
+
+// A plain decimal number as the writers print numbers: an optional sign, digits with an
+// optional fraction (or a fraction alone), an optional exponent; or nan / inf / infinity
+// (any case) with an optional sign. "-1.5", "+3", "-1e-05", "-inf" are; "-2+3" is not.
+bool plain_number(std::string_view s) {
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  const std::string_view rest = s.substr(i);
+  if (ieq(rest, "nan") || ieq(rest, "inf") || ieq(rest, "infinity")) return true;
+  size_t digits = 0;
+  const auto run = [&] {
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+  };
+  run();
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    run();
+  }
+  if (digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    const size_t before = i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    if (i == before) return false;
+  }
+  return i == s.size();
+}
+
+// What the writer neutralises: a cell a spreadsheet would run as a formula. Numbers keep
+// their sign ("-1.5" stays a number), and a lone "-" (a placeholder) cannot be a formula.
+bool needs_formula_guard(std::string_view field) {
+  return formula_start(field) && !plain_number(field) && field != "-";
+}
 
 // RFC 4180 records from text; stops after max_records (0: all).
 std::vector<Record> parse_records(std::string_view text, const std::string& path,
@@ -27,7 +79,9 @@ std::vector<Record> parse_records(std::string_view text, const std::string& path
     rec.line = line;
     std::string field;
     for (;;) {
+      bool quoted = false;
       if (i < n && text[i] == '"') {
+        quoted = true;
         const int quote_line = line;
         ++i;
         for (;;) {
@@ -57,6 +111,9 @@ std::vector<Record> parse_records(std::string_view text, const std::string& path
                !(text[i] == '\r' && i + 1 < n && text[i + 1] == '\n'))
           field += text[i++];
       }
+      // The writer's guard against formulas: a quoted field "'<formula>" is "<formula>"
+      // (one quote off; "''=x" was written for "'=x").
+      if (quoted && !field.empty() && field[0] == '\'' && formula_start(field)) field.erase(0, 1);
       rec.fields.push_back(std::move(field));
       field.clear();
       if (i < n && text[i] == ',') {
@@ -84,8 +141,9 @@ std::string joined(const std::vector<std::string>& v) {
 }  // namespace
 
 std::string csv_escape(std::string_view field) {
-  if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
-  std::string out = "\"";
+  const bool guard = needs_formula_guard(field);
+  if (!guard && field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
+  std::string out = guard ? "\"'" : "\"";
   for (char c : field) {
     if (c == '"') out += '"';
     out += c;
@@ -119,8 +177,8 @@ bool upgrade_header(const std::string& path, const std::string& text,
   }
   for (const auto& c : old_cols)
     if (std::find(columns.begin(), columns.end(), c) == columns.end()) return false;
-  const std::string whole = text.back() == '\n' ? text : text.substr(0, text.rfind('\n') + 1);
-  const auto records = parse_records(whole, path, 0);
+  // Every row, the last one too when it has no line end (it must fit the header).
+  const auto records = parse_records(text, path, 0);
   std::string out = csv_line(columns);
   for (size_t r = 1; r < records.size(); ++r) {
     if (records[r].fields.size() != old_cols.size()) return false;
@@ -147,12 +205,13 @@ core::AppendFile CsvWriter::open(const std::string& path, const std::vector<std:
     SB_CHECK(!c.empty() && seen.insert(c).second, "{}: column name '{}' is empty or repeated", path,
              c);
   const std::string header = csv_line(columns);
+  core::refuse_symlink(path);  // never written (or read back to append) through a link
   if (mode == Mode::Truncate) {
     core::write_file_atomic(path, header);
     return core::AppendFile(path);
   }
   if (core::create_file_exclusive(path, header)) return core::AppendFile(path);
-  std::string text = core::read_file(path);
+  std::string text = core::read_file(path, core::Links::kRefuse);
   if (text.empty()) {
     core::write_file_atomic(path, header);
     return core::AppendFile(path);
@@ -165,15 +224,36 @@ core::AppendFile CsvWriter::open(const std::string& path, const std::vector<std:
         "{}: header differs from the expected columns: file has [{}], expected [{}] (hint: "
         "move the old file aside)",
         path, first.empty() ? "" : joined(first[0].fields), joined(columns)));
+  core::AppendFile file(path);
   if (text.back() != '\n') {
-    // A crash (power loss) cut the last row short; drop it so appended rows stay aligned.
-    std::error_code ec;
-    std::filesystem::resize_file(path, text.rfind('\n') + 1, ec);
-    if (ec)
-      throw core::Error(
-          fmt::format("{}: cannot drop the incomplete last row: {}", path, ec.message()));
+    // A last row without its line end (a hand edit, say) is kept and ended: a row is only
+    // ever dropped by AppendFile, when its own write of it failed.
+    file.write("\n");
+    file.flush_sync();
   }
-  return core::AppendFile(path);
+  return file;
+}
+
+std::string_view without_cut_off_row(std::string_view text, const std::string& path) {
+  if (text.empty() || text.back() == '\n') return text;
+  const size_t last_end = text.rfind('\n');
+  if (last_end == std::string_view::npos) return text;  // the header alone
+  const std::string_view head = text.substr(0, last_end + 1), tail = text.substr(last_end + 1);
+  size_t header_fields = 0;
+  try {
+    const auto head_records = parse_records(head, path, 0);
+    if (head_records.empty()) return text;
+    header_fields = head_records[0].fields.size();
+  } catch (const core::Error&) {
+    return text;  // the line break is inside a quoted field: leave it to the reader
+  }
+  try {
+    const auto tail_records = parse_records(tail, path, 0);
+    if (tail_records.size() == 1 && tail_records[0].fields.size() == header_fields) return text;
+  } catch (const core::Error&) {
+    // an unterminated quote: cut off
+  }
+  return head;
 }
 
 void CsvWriter::row(const std::vector<std::string>& cells) { rows({cells}); }

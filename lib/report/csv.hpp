@@ -3,6 +3,10 @@
 // Dialect: RFC 4180 — comma separated, "\n" line ends, a field is quoted when it
 // contains , " \r or \n, with " doubled inside quotes. Doubles use fmt's shortest
 // round-trip form ("0.1", "1e-05", "nan", "inf"), so std::stod gives the same bits back.
+// A cell a spreadsheet would run as a formula (one starting with = + - @, a tab or a line
+// break, after any single quotes) is written quoted with a ' in front ("=1+2" as
+// "'=1+2"), unless it is a plain number ("-1.5", "+3", "-1e-05", "-inf") or a lone "-";
+// the reader takes that ' off again, so every cell reads back as it was given.
 #pragma once
 
 #include <fmt/format.h>
@@ -22,7 +26,9 @@ class CsvWriter {
   // Truncate: a new file holding only the header (replacing any old one atomically).
   // Append: if the file exists its header must equal `columns`, else core::Error
   // "<path>: header differs from the expected columns ... (hint: move the old file
-  // aside)"; a missing or empty file is created with the header.
+  // aside)"; a missing or empty file is created with the header; a last row without its
+  // line end is kept and gets one (no row is ever dropped here).
+  // Either way a path that is a symbolic link is refused naming it.
   enum class Mode { Truncate, Append };
 
   CsvWriter(const std::string& path, std::vector<std::string> columns, Mode mode);
@@ -54,7 +60,7 @@ class CsvWriter {
   core::AppendFile file_;
 };
 
-// One field, quoted if it contains , " \r or \n.
+// One field, quoted if it contains , " \r or \n; a formula is guarded (above).
 std::string csv_escape(std::string_view field);
 // One record (fields joined by commas, each escaped) followed by "\n".
 std::string csv_line(const std::vector<std::string>& fields);
@@ -79,5 +85,11 @@ struct CsvTable {
 CsvTable read_csv(const std::string& path);
 // Same, from text already in memory; `path` is only used in messages.
 CsvTable parse_csv(std::string_view text, const std::string& path);
+
+// text without a last row that a crash provably cut off: one with no line end that has
+// fewer or more fields than the header, or an unterminated quote. Anything else (a whole
+// last row that merely lacks its line end, a damaged row elsewhere) is returned as it is.
+// For readers that know such a row was the file's last write (a resumed run's files).
+std::string_view without_cut_off_row(std::string_view text, const std::string& path);
 
 }  // namespace seqbench::report

@@ -80,14 +80,17 @@ FigureFiles write_figure(const std::string& dir, const GnuplotFigure& fig,
   core::make_dirs(d);
   FigureFiles files;
   const std::string base = d + "/" + fig.stem;
+  files.png = base + ".png";
+  if (fig.svg) files.svg = base + ".svg";
+  // gnuplot opens its pictures by name and would follow a link there: refused first.
+  core::refuse_symlink(files.png);
+  if (fig.svg) core::refuse_symlink(files.svg);
   if (data) {
     files.data = base + ".dat";
     core::write_file_atomic(files.data, *data);
   }
   files.script = base + ".gp";
   core::write_file_atomic(files.script, gnuplot_script(fig));
-  files.png = base + ".png";
-  if (fig.svg) files.svg = base + ".svg";
   return files;
 }
 

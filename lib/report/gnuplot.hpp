@@ -49,7 +49,9 @@ struct FigureFiles {
 };
 
 // Creates dir ("" = ".") if missing and writes STEM.dat (when data is given) and STEM.gp
-// into it, each atomically. Throws core::Error naming the path it cannot write.
+// into it, each atomically. Throws core::Error naming the path it cannot write, and,
+// before writing anything, when STEM.png or STEM.svg is a symbolic link (gnuplot would
+// write through it).
 FigureFiles write_figure(const std::string& dir, const GnuplotFigure& fig,
                          const std::optional<std::string>& data);
 

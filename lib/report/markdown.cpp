@@ -40,11 +40,24 @@ size_t display_width(std::string_view s) {
       s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
+// A cell's text as Markdown shows it literally: '|' escaped (it would end the cell), line
+// breaks as spaces (they would end the row), and '&', '<', '>' as HTML entities, so that
+// no text (a label, a config value) can become HTML when the table is rendered.
 std::string escape_cell(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += '\\';
-    out += (c == '\n' || c == '\r') ? ' ' : c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else
+      out += c;
   }
   return out;
 }

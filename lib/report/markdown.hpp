@@ -13,7 +13,9 @@ bool is_numeric_cell(std::string_view s);
 
 // A column whose non-empty body cells all look numeric is right-aligned ("---:") and
 // its numbers padded on the left; other columns are left-aligned. '|' in a cell is
-// escaped. Widths count UTF-8 code points, so "±" pads like one character.
+// escaped, line breaks become spaces and '&', '<', '>' become "&amp;", "&lt;", "&gt;"
+// (rendered, they show as themselves; no cell can inject HTML). Widths count UTF-8 code
+// points of the escaped text, so "±" pads like one character.
 // Every row must have header.size() cells (else core::Error).
 std::string markdown_table(const std::vector<std::string>& header,
                            const std::vector<std::vector<std::string>>& rows);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <system_error>
 
 #include "core/check.hpp"
@@ -36,7 +37,12 @@ void check_run_id(const std::string& id, const std::string& what) {
 std::string make_run_id(const std::string& results_dir, const std::string& prefix, uint64_t seed,
                         const std::tm& when) {
   check_run_id(prefix, "run id prefix (output.label or the model name)");
-  core::make_dirs(results_dir);
+  // The root above may be a link the user made; the experiment's directory itself must be
+  // a real directory, or the run would be written outside the root.
+  if (!results_dir.empty()) {
+    core::make_dirs(std::filesystem::path(results_dir).parent_path().string());
+    core::make_real_dir(results_dir);
+  }
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &when);
   const std::string base = fmt::format("{}-{}-s{}", prefix, stamp, seed);

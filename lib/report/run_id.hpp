@@ -15,7 +15,8 @@ void check_run_id(const std::string& id, const std::string& what);
 // "<prefix>-YYYYmmdd-HHMMSS-s<seed>" (local time, now), made unique within results_dir
 // by a suffix "-2", "-3", ... The directory results_dir/<id> is created here (and
 // results_dir with it): creating it is what claims the id, so two runs started in the
-// same second with the same seed cannot both get it.
+// same second with the same seed cannot both get it. results_dir itself must be a real
+// directory (core::make_real_dir: a symbolic link there is refused naming it).
 std::string make_run_id(const std::string& results_dir, const std::string& prefix, uint64_t seed);
 // Same at a given broken-down time (for tests and reproducible ids).
 std::string make_run_id(const std::string& results_dir, const std::string& prefix, uint64_t seed,

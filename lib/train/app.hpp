@@ -250,6 +250,8 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
             "{} needs a saved run: add --run-id ID (a directory under <output.dir>/{}/)",
             opts.resume ? "--resume" : "this action", spec.name));
       run_dir = cfg.output.dir + "/" + spec.name + "/" + cfg.output.run_id;
+      // Nothing of the run is read, let alone written, through a symbolic link.
+      check_run_dir(cfg.output.dir, spec.name, cfg.output.run_id);
       const std::string saved = run_dir + "/config.yaml";
       if (!core::file_exists(saved))
         throw core::UsageError(fmt::format("--resume: no run at '{}' (config.yaml missing)", run_dir));
@@ -347,8 +349,9 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
         trainer.resume(ck);
         ck = Checkpoint{};  // restored: its copy of the parameters is not needed any more
         files.continue_after(resume_step);
-        // The damaged latest checkpoint must not become the next "previous" one.
-        if (from_previous) core::link_replace(previous, latest);
+        // The damaged latest checkpoint must not become the next "previous" one: the
+        // previous one takes its place (a rename; the next checkpoint makes it previous again).
+        if (from_previous) core::rename_file(previous, latest);
       }
       files.write_config(config::to_yaml(cfg));
       if (spec.on_start) spec.on_start(exp, files, opts.resume, resume_step);

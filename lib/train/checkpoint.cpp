@@ -119,7 +119,7 @@ std::string content_sha256(const Checkpoint& ck) {
 }
 }  // namespace
 
-void save_checkpoint(const std::string& path, const Checkpoint& ck) {
+void save_checkpoint(const std::string& path, const Checkpoint& ck, const std::string& previous) {
   std::set<std::string> keys, names;
   Json meta = Json::object();
   for (const auto& [k, v] : ck.meta) {
@@ -161,7 +161,10 @@ void save_checkpoint(const std::string& path, const Checkpoint& ck) {
   std::vector<std::string_view> parts{preamble};
   for (const NamedArray& a : ck.arrays)
     parts.emplace_back(reinterpret_cast<const char*>(a.data.data()), a.data.size() * sizeof(float));
-  core::write_file_atomic(path, parts);
+  if (previous.empty())
+    core::write_file_atomic(path, parts);
+  else
+    core::write_file_atomic_keep_previous(path, parts, previous);
 }
 
 Checkpoint load_checkpoint(const std::string& path) {

@@ -32,8 +32,10 @@ using NamedArray = core::StateArray;
 
 // Writes atomically (core::write_file_atomic): an interrupted save leaves the previous
 // checkpoint intact. Throws on duplicate names/keys or an array whose data size does
-// not match its shape.
-void save_checkpoint(const std::string& path, const Checkpoint& ck);
+// not match its shape. With `previous`, the checkpoint that path held becomes `previous`
+// (core::write_file_atomic_keep_previous: a rename, so the two are always separate files).
+void save_checkpoint(const std::string& path, const Checkpoint& ck,
+                     const std::string& previous = {});
 
 // Reads a checkpoint; every error is one line naming the path: missing file, bad magic
 // ("not a seqbench checkpoint"), unsupported version, truncated header or data

@@ -17,7 +17,10 @@ namespace seqbench::train {
 
 void drop_rows_after(const std::string& path, int64_t max_step) {
   if (!core::file_exists(path)) return;
-  report::CsvTable t = report::read_csv(path);
+  // A last row that a crash cut off was the file's last write, after the checkpoint: it
+  // goes with the other rows written after it.
+  const std::string text = core::read_file(path, core::Links::kRefuse);
+  report::CsvTable t = report::parse_csv(report::without_cut_off_row(text, path), path);
   std::string out = report::csv_line(t.columns);
   for (const auto& r : t.rows)
     if (!r.empty() && std::stoll(r[0]) <= max_step) out += report::csv_line(r);
@@ -65,14 +68,37 @@ const std::vector<std::string>& RunFiles::gradnorm_columns() {
   return c;
 }
 
+const std::vector<std::string>& RunFiles::own_files() {
+  static const std::vector<std::string> names{
+      ".lock",        "config.yaml",  "log.txt",         "metrics.csv",
+      "gradnorm.csv", "summary.json", "checkpoint.sbck", "checkpoint.prev.sbck"};
+  return names;
+}
+
+void check_run_dir(const std::string& root, const std::string& experiment,
+                   const std::string& run_id) {
+  const std::string exp_dir = root + "/" + experiment, dir = exp_dir + "/" + run_id;
+  core::refuse_symlink(exp_dir);
+  // The experiment's table and its lock, which every run of it writes when it ends.
+  core::refuse_symlink(exp_dir + "/runs.csv");
+  core::refuse_symlink(exp_dir + "/runs.csv.lock");
+  core::refuse_symlink(dir);
+  for (const auto& name : RunFiles::own_files()) core::refuse_symlink(dir + "/" + name);
+}
+
 RunFiles::RunFiles(const std::string& root, const std::string& experiment,
                    const std::string& run_id, const std::string& metric, bool resume)
     : exp_dir_(root + "/" + experiment), dir_(exp_dir_ + "/" + run_id), run_id_(run_id),
       metric_(metric) {
-  if (resume)
+  // The results root is the user's to point anywhere; below it, the experiment's and the
+  // run's directories must be real directories, not links out of it.
+  core::make_dirs(root);
+  core::make_real_dir(exp_dir_);
+  if (resume) {
+    core::refuse_symlink(dir_);
     SB_CHECK(core::file_exists(dir_), "cannot resume: run directory '{}' does not exist", dir_);
-  else
-    core::make_dirs(dir_);
+  }
+  core::make_real_dir(dir_);
   // The lock comes before any look at the directory's contents, so that two processes
   // started with the same run id cannot both pass the checks below.
   lock_directory();
@@ -82,8 +108,16 @@ RunFiles::RunFiles(const std::string& root, const std::string& experiment,
         "--resume to continue it)",
         dir_));
   }
-  open_csv(resume);
+  // Every file the run writes is refused if it is a link, before any of them is touched.
+  check_run_dir(root, experiment, run_id);
+  // Temporary files of writes that a kill cut short (their process is gone; a whole
+  // checkpoint each, at worst).
+  const std::vector<std::string> stale = core::remove_stale_temps(dir_);
+  // A resumed run opens its CSV files in continue_after, once the checkpoint is restored.
+  if (!resume) open_csv(false);
   log_ = std::make_unique<core::AppendFile>(path("log.txt"));
+  for (const auto& name : stale)
+    log(fmt::format("removed {}, left by a process that was killed while writing it", name));
 }
 
 void RunFiles::open_csv(bool append) {

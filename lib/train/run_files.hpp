@@ -21,8 +21,17 @@
 namespace seqbench::train {
 
 // Rewrites a CSV keeping only the rows whose first column (a step) is <= max_step, as a
-// resumed run does with the rows written after its checkpoint.
+// resumed run does with the rows written after its checkpoint. A last row that a crash
+// cut off (report::without_cut_off_row) is one of those. A path that is a symbolic link
+// is refused.
 void drop_rows_after(const std::string& path, int64_t max_step);
+
+// Refuses (core::Error naming it) a run whose experiment directory, the experiment's
+// runs.csv or runs.csv.lock, the run directory or any of the run's own files
+// (RunFiles::own_files) is a symbolic link. Run before a resumed run reads its config
+// and checkpoint; RunFiles checks the same before writing.
+void check_run_dir(const std::string& root, const std::string& experiment,
+                   const std::string& run_id);
 
 // A resumed run continues as it was: its resolved config (YAML) may differ from the
 // saved one only in the keys that do not change what is computed (train.steps, to
@@ -35,7 +44,13 @@ class RunFiles {
  public:
   // Creates (or, when resuming, reopens) root/experiment/run_id. metric names the
   // metrics.csv column after loss. Resuming changes nothing on disk until
-  // continue_after() is called.
+  // continue_after() is called, except the lock's note, log.txt (opened for appending)
+  // and the removal of stale temporary files (below).
+  // Nothing is written through a symbolic link: the experiment and run directories must
+  // be real directories (the root may be a link), and a run whose own files include a
+  // link is refused (check_run_dir) before any is written.
+  // Once the directory is locked, "<file>.tmp.<pid>" files in it whose process is gone
+  // (core::remove_stale_temps) are removed, each noted in log.txt.
   RunFiles(const std::string& root, const std::string& experiment, const std::string& run_id,
            const std::string& metric, bool resume);
   // For a resumed run, once its checkpoint has been restored: drops the rows of
@@ -62,6 +77,8 @@ class RunFiles {
   void log(const std::string& line);  // appends "line\n" to log.txt
 
   static const std::vector<std::string>& metrics_columns_prefix();  // step, split, loss
+  // The names of the files every run may have in its directory (.lock, config.yaml, ...).
+  static const std::vector<std::string>& own_files();
   static const std::vector<std::string>& gradnorm_columns();
 
  private:

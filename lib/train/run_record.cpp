@@ -104,8 +104,10 @@ void write_run_outputs(const RunFiles& files, const RunIdentity& record, const S
   // rewrite never loses another run's row.
   const std::string path = files.experiment_dir() + "/runs.csv";
   const core::FileLock lock(path + ".lock");
+  core::refuse_symlink(path);  // never read back, rewritten or appended through a link
   if (core::file_exists(path)) {
-    const report::CsvTable old = report::read_csv(path);
+    const report::CsvTable old =
+        report::parse_csv(core::read_file(path, core::Links::kRefuse), path);
     if (old.has("run_id")) {
       const size_t c = size_t(old.col("run_id"));
       std::string kept = report::csv_line(old.columns);

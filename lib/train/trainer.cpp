@@ -98,11 +98,11 @@ void Trainer::save_checkpoint_now(double elapsed_s) {
     }
   }
   ck.put_double("elapsed_s", elapsed_s);
-  // Two generations: the latest checkpoint becomes the previous one (a hard link, no copy)
-  // before the new one replaces it, and the new one is read back and its checksum checked.
+  // Two generations: the new checkpoint replaces the latest one, which is renamed to the
+  // previous one (never linked: a damaged new file must not damage the previous one), and
+  // the new one is read back and its checksum checked.
   const std::string latest = files_.checkpoint_path();
-  if (core::file_exists(latest)) core::link_replace(latest, files_.previous_checkpoint_path());
-  save_checkpoint(latest, ck);
+  save_checkpoint(latest, ck, files_.previous_checkpoint_path());
   (void)load_checkpoint(latest);
 }
 

@@ -2,9 +2,13 @@
 // latest checkpoint is refused with a hint, and `--resume-from previous` continues from the
 // older one to exactly the numbers of an uninterrupted run.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "cli/cli_util.hpp"
 #include "report/csv.hpp"
@@ -76,4 +80,45 @@ TEST(CheckpointGenerations, ADamagedLatestCheckpointFallsBackToThePreviousOneOnR
 
   const auto none = run(kCopy + " -q --run-id full2 --resume-from previous", dir);
   EXPECT_EQ(none.code, 2) << none.err;
+}
+
+namespace {
+
+// The checkpoint files in a run directory, each of which must be a file of its own (one
+// name): a second name would share every bit flip with it.
+void expect_two_separate_checkpoints(const std::string& run_dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(run_dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.find("sbck") != std::string::npos) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"checkpoint.prev.sbck", "checkpoint.sbck"}));
+  struct stat latest {};
+  struct stat previous {};
+  ASSERT_EQ(::lstat((run_dir + "/checkpoint.sbck").c_str(), &latest), 0);
+  ASSERT_EQ(::lstat((run_dir + "/checkpoint.prev.sbck").c_str(), &previous), 0);
+  EXPECT_EQ(latest.st_nlink, 1u);
+  EXPECT_EQ(previous.st_nlink, 1u);
+  EXPECT_NE(latest.st_ino, previous.st_ino);
+}
+
+}  // namespace
+
+TEST(CheckpointGenerations, ThePreviousCheckpointIsAlwaysAFileOfItsOwn) {
+  const std::string dir = clitest::fresh_dir("gen");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  ASSERT_EQ(run(kCopy + " --config tiny.yaml -q --run-id part --interrupt-at 25", dir).code, 130);
+  const std::string run_dir = dir + "/results/copy/part";
+  expect_two_separate_checkpoints(run_dir);
+  // Falling back to the previous checkpoint (20), then writing one more (21): the first
+  // checkpoint after the fallback, where the previous one had been the latest's second name.
+  flip_a_bit(run_dir + "/checkpoint.sbck");
+  ASSERT_EQ(run(kCopy + " -q --run-id part --resume-from previous --interrupt-at 21", dir).code,
+            130);
+  expect_two_separate_checkpoints(run_dir);
+  EXPECT_EQ(train::load_checkpoint(run_dir + "/checkpoint.sbck").get_string("step"), "21");
+  EXPECT_EQ(train::load_checkpoint(run_dir + "/checkpoint.prev.sbck").get_string("step"), "20");
+  ASSERT_EQ(run(kCopy + " -q --run-id part --resume", dir).code, 0);
+  expect_two_separate_checkpoints(run_dir);
 }

@@ -260,7 +260,7 @@ TEST(PmnistCli, EveryCommittedPresetResolvesAndTheDemoIsTheSmallLstm) {
     const auto r = run(kPmnist + " --config '" + e.path().string() + "' --dump-config", dir);
     EXPECT_EQ(r.code, 0) << e.path() << ": " << r.err;
   }
-  EXPECT_EQ(n, 17);  // 7 models, paper and small, and the three 20-epoch LSTM-128 budgets
+  EXPECT_EQ(n, 18);  // 7 models, paper and small, the three 20-epoch LSTM-128 budgets, and the μ = 0 control
   const auto r = run(kPmnist + " --demo --dump-config", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("label: lstm-small"), std::string::npos) << r.out;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <utility>
@@ -78,4 +79,19 @@ TEST(FileLock, AnUnopenablePathIsAClearError) {
   m = message_of([&] { (void)FileLock::try_lock(p, Mode::kShared); });
   EXPECT_NE(m.find("cannot open lock file '" + p + "'"), std::string::npos) << m;
   EXPECT_FALSE(seqbench::core::file_exists(dir / "no_such_dir"));  // nothing created on the way
+}
+
+TEST(FileLock, ALockFileThatIsASymlinkIsRefusedAndItsTargetKept) {
+  TempDir dir, outside;
+  const std::string victim = outside / "victim.txt", p = dir / ".lock";
+  seqbench::core::write_file_atomic(victim, "precious\n");
+  std::filesystem::create_symlink(victim, p);
+  for (const Mode mode : {Mode::kExclusive, Mode::kShared}) {
+    std::string m = message_of([&] { FileLock lock(p, mode); });
+    EXPECT_NE(m.find("'" + p + "' is a symbolic link"), std::string::npos) << m;
+    m = message_of([&] { (void)FileLock::try_lock(p, mode); });
+    EXPECT_NE(m.find("'" + p + "' is a symbolic link"), std::string::npos) << m;
+  }
+  EXPECT_EQ(FileLock::read_note(p), "");  // not read through the link either
+  EXPECT_EQ(seqbench::core::read_file(victim), "precious\n");
 }

@@ -198,8 +198,10 @@ TEST(Claims, PageHoldsEveryClaimItsVerdictAndTheCriterion) {
   EXPECT_NE(core::read_file(d / "out/summary.md").find("| X1  | kerg2020 | t     | reproduced |"), std::string::npos)
       << core::read_file(d / "out/summary.md");
   const std::string md = core::read_file(d / "out/claims.md");
-  EXPECT_NE(md.find("1 claims: 1 reproduced, 0 not reproduced, 0 inconclusive at this budget, 0 not run yet."), std::string::npos) << md;
-  EXPECT_NE(md.find("A − B > 0.200"), std::string::npos) << md;
+  EXPECT_NE(md.find("1 claims: 1 reproduced, 0 not reproduced, 0 inconclusive at this budget, 0 not run yet."),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("A − B &gt; 0.200"), std::string::npos) << md;  // Markdown cells escape HTML
   const std::string csv = core::read_file(d / "out/claims.csv");
   EXPECT_NE(csv.find("X1,kerg2020,t,reproduced,a minus b,A,3,"), std::string::npos) << csv;
   const std::string html = core::read_file(d / "out/index.html");

@@ -1,5 +1,6 @@
 #include "report/compare.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -256,4 +257,71 @@ TEST(Compare, RunConfigsAreReadFromEachRunsDirectory) {
   EXPECT_TRUE(report::ignored_config_key("train.seed"));
   EXPECT_TRUE(report::ignored_config_key("output.dir"));
   EXPECT_FALSE(report::ignored_config_key("train.steps"));
+}
+
+TEST(Compare, HostileLabelsAreNeutralisedInMarkdownAndCsvAndNumbersStayNumbers) {
+  const std::vector<std::string> labels{"<script>alert(1)</script>",
+                                        "=cmd|' /C calc'!A0",
+                                        "+SUM(1)",
+                                        "@HYPERLINK(\"http://x\",\"y\")",
+                                        "-2+3",
+                                        "a|b",
+                                        "two\nlines",
+                                        "<img src=x onerror=alert(1)>"};
+  // Written to runs.csv as a run writes it (CsvWriter), with numbers that are negative.
+  TempDir dir;
+  const std::string path = dir / "runs.csv";
+  const report::CsvTable header = report::parse_csv(kHeader, path);
+  {
+    report::CsvWriter w(path, header.columns, report::CsvWriter::Mode::Append);
+    for (size_t i = 0; i < labels.size(); ++i) {
+      const report::CsvTable one =
+          table_of(run_row("x", "lstm", 1, "mse", -0.5 - double(i), -1e-05, 10, -1, -1, 2.5, 40));
+      std::vector<std::string> cells = one.rows[0];
+      cells[size_t(one.col("label"))] = labels[i];
+      cells[size_t(one.col("run_id"))] = fmt::format("r{}", i);
+      w.row(cells);
+    }
+  }
+  const std::string raw = core::read_file(path);
+  for (const char* guarded : {"\"'=cmd|' /C calc'!A0\"", "\"'+SUM(1)\"",
+                              "\"'@HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"", "\"'-2+3\""})
+    EXPECT_NE(raw.find(guarded), std::string::npos) << guarded << "\n" << raw;
+  EXPECT_NE(raw.find(",-1,-1,"), std::string::npos) << raw;  // updates/seconds_to_target
+  EXPECT_NE(raw.find(",-0.5,-1e-05,"), std::string::npos) << raw;
+
+  const report::CsvTable runs = report::read_csv(path);  // reads back the labels as given
+  for (size_t i = 0; i < labels.size(); ++i)
+    EXPECT_EQ(runs.rows[i][size_t(runs.col("label"))], labels[i]);
+  const report::CompareTable t = report::compare_runs(runs);
+  ASSERT_EQ(t.rows.size(), labels.size());
+
+  const std::string md = report::compare_markdown(t);
+  EXPECT_EQ(md.find('<'), std::string::npos) << md;
+  EXPECT_EQ(md.find('>'), std::string::npos) << md;
+  EXPECT_NE(md.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << md;
+  EXPECT_NE(md.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos) << md;
+  EXPECT_NE(md.find("| a\\|b "), std::string::npos) << md;
+  EXPECT_NE(md.find("| two lines "), std::string::npos) << md;
+  EXPECT_EQ(std::count(md.begin(), md.end(), '\n'), long(labels.size()) + 2) << md;
+  EXPECT_NE(md.find(" -0.5 |"), std::string::npos) << md;
+
+  const std::string csv = report::compare_csv(t);
+  for (const char* guarded :
+       {"\n\"'=cmd|' /C calc'!A0\",", "\n\"'+SUM(1)\",", "\n\"'-2+3\",", "\n\"'@HYPERLINK("})
+    EXPECT_NE(csv.find(guarded), std::string::npos) << guarded << "\n" << csv;
+  for (const char* start : {"\n=", "\n+", "\n@", "\n-2+3", ",=", ",+", ",@"})
+    EXPECT_EQ(csv.find(start), std::string::npos) << start << "\n" << csv;
+  const report::CsvTable back = report::parse_csv(csv, "compare.csv");
+  ASSERT_EQ(back.rows.size(), labels.size());
+  for (size_t r = 0; r < back.rows.size(); ++r) {
+    const std::string& label = back.rows[r][size_t(back.col("label"))];
+    EXPECT_NE(std::find(labels.begin(), labels.end(), label), labels.end()) << label;
+    // The numbers are written as numbers: unquoted, with their sign.
+    const double final_mse = back.number(r, "final mse");
+    EXPECT_LE(final_mse, -0.5);
+    EXPECT_NE(csv.find(fmt::format(",{},", report::CsvWriter::cell(final_mse))), std::string::npos)
+        << csv;
+    EXPECT_EQ(back.number(r, "best mse"), -1e-05);
+  }
 }

@@ -86,20 +86,129 @@ TEST(Csv, TruncateReplacesAndAppendContinues) {
   EXPECT_EQ(core::read_file(p), "a,b\n5,6\n");
 }
 
-TEST(Csv, AppendDropsIncompleteLastRowAndFillsEmptyFile) {
+TEST(Csv, AppendKeepsALastRowWithoutItsLineEndAndFillsEmptyFile) {
+  // A last row without "\n" (a hand edit, or a whole row whose line end a crash lost) is
+  // kept and ended; appending never deletes a row it did not write itself.
   TempDir dir;
   const std::string p = dir / "runs.csv";
-  core::write_file_atomic(p, "a,b\n1,2\n3,");  // as if power failed mid-row
+  core::write_file_atomic(p, "a,b\n1,2\n3,4");
   {
     CsvWriter w(p, {"a", "b"}, CsvWriter::Mode::Append);
     w.row({"5", "6"});
   }
-  EXPECT_EQ(core::read_file(p), "a,b\n1,2\n5,6\n");
+  EXPECT_EQ(core::read_file(p), "a,b\n1,2\n3,4\n5,6\n");
+  // Even one that does not fit its header is kept, for a person to judge: the reader then
+  // names its line.
+  const std::string cut = dir / "cut.csv";
+  core::write_file_atomic(cut, "a,b\n1,2\n3");
+  {
+    CsvWriter w(cut, {"a", "b"}, CsvWriter::Mode::Append);
+    w.row({"5", "6"});
+  }
+  EXPECT_EQ(core::read_file(cut), "a,b\n1,2\n3\n5,6\n");
+  EXPECT_EQ(message_of([&] { report::read_csv(cut); }),
+            cut + ":3: row has 1 fields, the header has 2");
   const std::string e = dir / "empty.csv";
   core::write_file_atomic(e, "");
   CsvWriter w(e, {"x"}, CsvWriter::Mode::Append);
   w.row({"1"});
   EXPECT_EQ(core::read_file(e), "x\n1\n");
+}
+
+TEST(Csv, WithoutCutOffRowDropsOnlyALastRowThatCannotBeWhole) {
+  const std::string path = "m.csv";
+  const auto cut = [&](std::string_view text) {
+    return std::string(report::without_cut_off_row(text, path));
+  };
+  EXPECT_EQ(cut("a,b\n1,2\n3"), "a,b\n1,2\n");       // too few fields
+  EXPECT_EQ(cut("a,b\n1,2\n3,4,5"), "a,b\n1,2\n");   // too many
+  EXPECT_EQ(cut("a,b\n1,2\n3,\"op"), "a,b\n1,2\n");  // a quote never closed
+  EXPECT_EQ(cut("a,b\n1,2\n3,4"), "a,b\n1,2\n3,4");  // whole, only the line end missing
+  EXPECT_EQ(cut("a,b\n1,2\n"), "a,b\n1,2\n");
+  EXPECT_EQ(cut("a,b"), "a,b");
+  EXPECT_EQ(cut(""), "");
+  EXPECT_EQ(cut("a,b\n1,\"x\ny\""), "a,b\n1,\"x\ny\"");  // the break is inside a quote
+}
+
+TEST(Csv, AnUpgradedHeaderKeepsALastRowWithoutItsLineEnd) {
+  TempDir dir;
+  const std::string p = dir / "runs.csv";
+  core::write_file_atomic(p, "a,c\n1,x\n2,z");
+  {
+    CsvWriter w(p, {"a", "b", "c"}, CsvWriter::Mode::Append);
+    w.row({"3", "new", "w"});
+  }
+  EXPECT_EQ(core::read_file(p), "a,b,c\n1,,x\n2,,z\n3,new,w\n");
+}
+
+TEST(Csv, AWriterRefusesAFileThatIsASymlink) {
+  TempDir dir, outside;
+  const std::string victim = outside / "victim.csv";
+  core::write_file_atomic(victim, "a,b\n1,2\n");
+  const std::string p = dir / "metrics.csv";
+  std::filesystem::create_symlink(victim, p);
+  for (const auto mode : {CsvWriter::Mode::Append, CsvWriter::Mode::Truncate}) {
+    const std::string m = message_of([&] { CsvWriter w(p, {"a", "b"}, mode); });
+    EXPECT_NE(m.find("'" + p + "' is a symbolic link"), std::string::npos) << m;
+  }
+  EXPECT_EQ(core::read_file(victim), "a,b\n1,2\n");
+  EXPECT_TRUE(std::filesystem::is_symlink(p));
+}
+
+TEST(Csv, CellsThatASpreadsheetWouldRunAreGuardedAndNumbersAreNot) {
+  // OWASP's CSV injection rule: a cell starting with = + - @ tab or CR gets a ' in front
+  // and is quoted.
+  EXPECT_EQ(report::csv_escape("=cmd|' /C calc'!A0"), "\"'=cmd|' /C calc'!A0\"");
+  EXPECT_EQ(report::csv_escape("+SUM(1)"), "\"'+SUM(1)\"");
+  EXPECT_EQ(report::csv_escape("@HYPERLINK(\"http://x\")"), "\"'@HYPERLINK(\"\"http://x\"\")\"");
+  EXPECT_EQ(report::csv_escape("-2+3"), "\"'-2+3\"");
+  EXPECT_EQ(report::csv_escape("\tx"), "\"'\tx\"");
+  EXPECT_EQ(report::csv_escape("\rx"), "\"'\rx\"");
+  EXPECT_EQ(report::csv_escape("'=x"), "\"''=x\"");  // so that it reads back with its quote
+  // Numbers, negative ones and exponents too, stay as they are.
+  for (const char* n : {"-1.5", "-1e-05", "+3", "-0", "-.5", "1e+05", "-2.5E17", "nan", "-nan",
+                        "inf", "-inf", "+inf", "-1", "-"})
+    EXPECT_EQ(report::csv_escape(n), n) << n;
+  for (const char* t : {"lstm", "a-b", "x=1", "it's", "'quoted'", "", "1-2"})
+    EXPECT_EQ(report::csv_escape(t), t) << t;
+  // Not numbers: guarded.
+  for (const char* t : {"-1e", "-e5", "--1", "-1.5x", "-inf+1", "-0x10", "+", "="})
+    EXPECT_EQ(report::csv_escape(t).substr(0, 2), "\"'") << t;
+}
+
+TEST(Csv, GuardedCellsReadBackAsTheyWereWritten) {
+  TempDir dir;
+  const std::string p = dir / "runs.csv";
+  const std::vector<std::string> cols{"label", "value"};
+  const std::vector<std::vector<std::string>> rows{{"=cmd|' /C calc'!A0", "-1.5"},
+                                                   {"+SUM(1)", "-1e-05"},
+                                                   {"@HYPERLINK(\"x\")", "-inf"},
+                                                   {"-2+3", "nan"},
+                                                   {"'=x", "+3"},
+                                                   {"''@y", "-1"},
+                                                   {"\tTab", "0"},
+                                                   {"a|b\nc", "-"},
+                                                   {"'plain", "'-1"}};
+  {
+    CsvWriter w(p, cols, CsvWriter::Mode::Truncate);
+    for (const auto& r : rows) w.row(r);
+  }
+  const std::string text = core::read_file(p);
+  EXPECT_NE(text.find("\n\"'=cmd|' /C calc'!A0\",-1.5\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n\"'-2+3\",nan\n"), std::string::npos) << text;
+  const report::CsvTable t = report::read_csv(p);
+  EXPECT_EQ(t.rows, rows);
+  EXPECT_EQ(t.number(1, "value"), -1e-05);
+  // Appending to it again checks its header and adds a row as it is.
+  {
+    CsvWriter w(p, cols, CsvWriter::Mode::Append);
+    w.row({"=1+1", "-2"});
+  }
+  EXPECT_EQ(report::read_csv(p).rows.back(), (std::vector<std::string>{"=1+1", "-2"}));
+  // A hand-written file without the quotes keeps its cells as they are.
+  const auto hand = report::parse_csv("label\n'=x\n\"'-1\"\n", "hand.csv");
+  EXPECT_EQ(hand.rows[0][0], "'=x");
+  EXPECT_EQ(hand.rows[1][0], "-1");
 }
 
 TEST(Csv, AppendHeaderMismatchIsAnError) {

@@ -115,6 +115,23 @@ TEST(Gnuplot, WritesTheDataAndScriptNextToThePictures) {
   EXPECT_TRUE(core::file_exists(out + "/gap.gp"));
 }
 
+TEST(Gnuplot, APictureThatIsASymlinkIsRefusedBeforeAnythingIsWritten) {
+  TempDir dir, outside;
+  const std::string victim = outside / "victim.png";
+  core::write_file_atomic(victim, "precious");
+  for (const char* picture : {"curve.png", "curve.svg"}) {
+    const std::string out = dir / picture;  // a directory per case
+    core::make_dirs(out);
+    std::filesystem::create_symlink(victim, out + "/" + picture);
+    const std::string m =
+        message_of([&] { report::write_figure(out, sample_figure(), std::string("1 2\n")); });
+    EXPECT_NE(m.find("'" + out + "/" + picture + "' is a symbolic link"), std::string::npos) << m;
+    EXPECT_FALSE(core::file_exists(out + "/curve.gp"));
+    EXPECT_FALSE(core::file_exists(out + "/curve.dat"));
+  }
+  EXPECT_EQ(core::read_file(victim), "precious");
+}
+
 TEST(Gnuplot, MissingProgramIsAStatusWithOneLine) {
   TempDir dir;
   for (const std::string& program : {std::string("seqbench-no-such-gnuplot"), dir / "no/gnuplot"}) {

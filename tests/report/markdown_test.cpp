@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/check.hpp"
 
 using namespace seqbench;
@@ -44,4 +46,22 @@ TEST(Markdown, AttentionKindsListsEachKindOnceInOrder) {
   EXPECT_EQ(report::attention_kinds("routing"), "routing");
   EXPECT_EQ(report::attention_kinds("lsh:1,local:2,lsh:1"), "lsh+local");
   EXPECT_EQ(report::attention_kinds(""), "");
+}
+
+TEST(Markdown, CellsCannotInjectHtmlOrBreakTheTable) {
+  const std::string t =
+      report::markdown_table({"label", "<b>x</b>"}, {{"<script>alert(1)</script>", "-1.5"},
+                                                     {"<img src=x onerror=alert(1)>", "-1e-05"},
+                                                     {"a & b | c\nd", "nan"}});
+  EXPECT_EQ(t.find('<'), std::string::npos) << t;
+  EXPECT_EQ(t.find('>'), std::string::npos) << t;
+  EXPECT_NE(t.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << t;
+  EXPECT_NE(t.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos) << t;
+  EXPECT_NE(t.find("&lt;b&gt;x&lt;/b&gt;"), std::string::npos) << t;
+  EXPECT_NE(t.find("a &amp; b \\| c d"), std::string::npos) << t;
+  EXPECT_EQ(std::count(t.begin(), t.end(), '\n'), 5) << t;  // header, rule, three rows
+  // Numbers are untouched and still right-aligned.
+  EXPECT_NE(t.find("  -1.5 |\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("  -1e-05 |\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("-: |\n"), std::string::npos) << t;
 }
