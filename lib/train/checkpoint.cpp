@@ -280,12 +280,12 @@ Checkpoint load_checkpoint(const std::string& path) {
     fmt::print(stderr, "seqbench: warning: {} has no checksum (written by an older seqbench); loading it unverified\n",
                path);
   if (!recorded_sha.empty()) {
-    const std::string sha = content_sha256(ck);
-    if (sha != recorded_sha)
+    const std::string actual = content_sha256(ck);
+    if (actual != recorded_sha)
       fail(path, fmt::format("damaged: its contents have sha256 {}, the header records {} "
                              "(hint: a flipped bit on disk or a partial copy; restore the file "
                              "from a backup or start the run again)",
-                             sha, recorded_sha));
+                             actual, recorded_sha));
   }
   return ck;
 }
