@@ -85,9 +85,12 @@ int print_estimate(const sweep::Spec& spec, const std::vector<sweep::Run>& runs,
                    const EstimateOptions& opts);
 // `--calibrate`: one short run (`updates` updates) of every distinct config of the runs
 // to go that has no measurement at opts.threads yet, one at a time, under
-// <out>/.sweep/calibrate/; then the estimate. Returns the exit code.
+// <out>/.sweep/calibrate/; a config whose updates took less than min_seconds is run
+// again with enough updates for that (at most its planned ones). Then the estimate.
+// Returns the exit code.
 int calibrate(const sweep::Spec& spec, const std::vector<sweep::Run>& runs,
-              const EstimateOptions& opts, int64_t updates, bool force_threads);
+              const EstimateOptions& opts, int64_t updates, double min_seconds,
+              bool force_threads);
 
 // `seqbench sweep status SPEC`: one line per run and the counts (sweep_status.cpp).
 int print_status(const sweep::Spec& spec, const std::vector<sweep::Run>& runs);

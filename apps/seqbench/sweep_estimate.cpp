@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <optional>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -385,7 +387,7 @@ int print_estimate(const Spec& spec, const std::vector<Run>& runs, const Estimat
 }
 
 int calibrate(const Spec& spec, const std::vector<Run>& runs, const EstimateOptions& opts,
-              int64_t updates, bool force_threads) {
+              int64_t updates, double min_seconds, bool force_threads) {
   std::map<State, int> counts;
   const std::vector<size_t> todo = runs_to_go(spec, runs, opts.retry_failed, counts);
   const std::vector<Group> groups = resolve(spec, runs, todo, opts.threads);
@@ -408,54 +410,72 @@ int calibrate(const Spec& spec, const std::vector<Run>& runs, const EstimateOpti
       ++had;
       continue;
     }
-    Run run = runs[g.runs.front()];
-    run.id = fmt::format("{}-t{}-cal", g.label, opts.threads);
-    const int64_t n = std::min(updates, g.plan.updates);
-    if (g.plan.training) {
-      // Only the budget and the bookkeeping change, none of which is a cost key: the same
-      // updates and validation as the sweep's runs, validating once at the end, a few
-      // training rows for the steady rate.
-      const auto set = [&](const std::string& k, const std::string& v) { run.sets.emplace_back(k, v); };
-      set("train.steps", std::to_string(n));
-      set("train.eval_every", "0");
-      set("train.log_every", std::to_string(std::max<int64_t>(1, n / 5)));
-      set("train.checkpoint_every", "0");
-      set("train.gradnorm_every", "0");
-      set("train.target", "null");
-      set("train.patience", "0");
-      if (g.cfg.count("data.check_epochs")) set("data.check_epochs", "false");
-      if (g.cfg.count("ppo.frames")) set("ppo.frames", "0");
-    }
-    fmt::print(stderr, "seqbench sweep: calibrating {} ({}, {})\n", g.label,
-               g.plan.training ? fmt::format("{} updates", n) : "the whole run",
-               threads_word(opts.threads));
-    const int code = run_calibration(cal, run, opts.threads, force_threads);
-    if (code != 0) {
-      if (code == 130 || code == 143) break;
-      ++failed;
-      std::string why;
-      try {
-        why = last_line_of(core::read_file(sweep::log_path(cal, run)));
-      } catch (const core::Error&) {
+    const Run& first = runs[g.runs.front()];
+    // One calibration run of n updates; its estimate, or nullopt when it failed (said).
+    const auto measure_with = [&](int64_t n) -> std::optional<RunEstimate> {
+      Run run = first;
+      run.id = fmt::format("{}-t{}-cal", g.label, opts.threads);
+      if (g.plan.training) {
+        // Only the budget and the bookkeeping change, none of which is a cost key: the
+        // same updates and validation as the sweep's runs, validating once at the end, a
+        // few training rows for the steady rate.
+        const auto set = [&](const std::string& k, const std::string& v) {
+          run.sets.emplace_back(k, v);
+        };
+        set("train.steps", std::to_string(n));
+        set("train.eval_every", "0");
+        set("train.log_every", std::to_string(std::max<int64_t>(1, n / 5)));
+        set("train.checkpoint_every", "0");
+        set("train.gradnorm_every", "0");
+        set("train.target", "null");
+        set("train.patience", "0");
+        if (g.cfg.count("data.check_epochs")) set("data.check_epochs", "false");
+        if (g.cfg.count("ppo.frames")) set("ppo.frames", "0");
       }
-      fmt::print(stderr, "seqbench sweep: calibrate {}: failed (exit {}): {}\n", g.label, code, why);
-      continue;
+      fmt::print(stderr, "seqbench sweep: calibrating {} ({}, {})\n", g.label,
+                 g.plan.training ? fmt::format("{} updates", n) : "the whole run",
+                 threads_word(opts.threads));
+      const int code = run_calibration(cal, run, opts.threads, force_threads);
+      if (code == 130 || code == 143) return std::nullopt;
+      if (code != 0) {
+        ++failed;
+        std::string why;
+        try {
+          why = last_line_of(core::read_file(sweep::log_path(cal, run)));
+        } catch (const core::Error&) {
+        }
+        fmt::print(stderr, "seqbench sweep: calibrate {}: failed (exit {}): {}\n", g.label, code,
+                   why);
+        return std::nullopt;
+      }
+      ms = gather(spec, opts.search, looked_in);
+      const RunEstimate now = sweep::estimate_run(g.plan, opts.threads, ms);
+      if (!now.ok || now.measured_threads != opts.threads) {
+        ++failed;
+        fmt::print(stderr, "seqbench sweep: calibrate {}: the run left no measurement in {}/{}/\n",
+                   g.label, cal.out, cal.experiment);
+        return std::nullopt;
+      }
+      return now;
+    };
+    int64_t n = std::min(updates, g.plan.updates);
+    std::optional<RunEstimate> now = measure_with(n);
+    // A rate taken over a fraction of a second is at the mercy of whatever else the
+    // machine does in that moment: a cheap config is measured again for min_seconds.
+    if (now && g.plan.training && now->train_ms * double(n) / 1000 < min_seconds &&
+        n < g.plan.updates && !caught_signal()) {
+      n = std::min(g.plan.updates,
+                   std::max(n + 1, int64_t(std::ceil(min_seconds * 1000 / std::max(now->train_ms, 1e-3)))));
+      now = measure_with(n);
     }
-    ms = gather(spec, opts.search, looked_in);
-    const RunEstimate now = sweep::estimate_run(g.plan, opts.threads, ms);
-    if (!now.ok || now.measured_threads != opts.threads) {
-      ++failed;
-      fmt::print(stderr, "seqbench sweep: calibrate {}: the run left no measurement in {}/{}/\n",
-                 g.label, cal.out, cal.experiment);
-      continue;
-    }
+    if (!now) continue;
     ++measured;
     if (g.plan.training)
       fmt::print(stderr,
                  "seqbench sweep: {}: {} ms/update, validation {:.3g} s, start-up {:.3g} s\n",
-                 g.label, ms_text(now.train_ms), now.valid_s, now.start_s);
+                 g.label, ms_text(now->train_ms), now->valid_s, now->start_s);
     else
-      fmt::print(stderr, "seqbench sweep: {}: {}\n", g.label, format_duration(now.seconds));
+      fmt::print(stderr, "seqbench sweep: {}: {}\n", g.label, format_duration(now->seconds));
   }
   if (caught_signal()) {
     fmt::print(stderr, "seqbench sweep: calibration interrupted; the same command measures the "

@@ -43,6 +43,7 @@ int sweep_main(int argc, char** argv) {
     bool dry_run = false, retry_failed = false, wait = false, quiet = false, force_threads = false,
          calibrate_flag = false;
     int64_t slurm_cores = 64, calibrate_updates = 30;
+    double calibrate_seconds = 5;
     std::vector<std::string> estimate_from;
     std::string partition, time_limit, mem;
     int64_t cpus = 0;
@@ -69,6 +70,10 @@ int sweep_main(int argc, char** argv) {
       app.add_option("--calibrate-updates", calibrate_updates,
                      "--calibrate: updates per calibration run (default 30)")
           ->check(CLI::Range(int64_t(2), int64_t(1000000)));
+      app.add_option("--calibrate-seconds", calibrate_seconds,
+                     "--calibrate: a config whose updates took less than this is measured again "
+                     "over about this long (default 5; 0: never)")
+          ->check(CLI::Range(0.0, 86400.0));
       app.add_option("--slurm-cores", slurm_cores,
                      "the estimate for --backend slurm: cores the job array may hold at once "
                      "(default 64); tasks at once = this / cpus_per_task")
@@ -135,7 +140,7 @@ int sweep_main(int argc, char** argv) {
       // Calibration runs here, one at a time, with the threads a local run gets (or
       // --threads): that is the speed the estimate then assumes.
       est.threads = local_threads;
-      return calibrate(spec, runs, est, calibrate_updates, force_threads);
+      return calibrate(spec, runs, est, calibrate_updates, calibrate_seconds, force_threads);
     }
     if (dry_run) {
       for (const Run& r : runs) {

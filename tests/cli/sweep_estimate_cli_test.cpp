@@ -140,7 +140,7 @@ TEST(SweepEstimateCli, RunsElsewhereCountOnlyWithTheSameCostKeys) {
 TEST(SweepEstimateCli, CalibrateMeasuresEachConfigOnceAndTheSweepRecordsWallTimes) {
   const std::string dir = clitest::fresh_dir("x");
   const std::string spec = spec_file(dir, "train.steps: 20, train.eval_every: 10, task.T: 5, model.hidden: 8");
-  auto r = run(kFront + " sweep " + spec + " --calibrate --calibrate-updates 6", dir);
+  auto r = run(kFront + " sweep " + spec + " --calibrate --calibrate-updates 6 --calibrate-seconds 0", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(has(r.err, "calibrated 2 configs, 0 had a measurement, 0 failed")) << r.err;
   const auto cal = report::read_csv(dir + "/s/.sweep/calibrate/copy/runs.csv");
