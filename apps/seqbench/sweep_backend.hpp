@@ -3,6 +3,7 @@
 // and the status view. What a run is, and what its files say, is lib/sweep.
 #pragma once
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -59,10 +60,12 @@ struct StartedRun {
 // continues, anything else starts over (a stale directory is moved aside first).
 StartedRun start_run(const sweep::Spec& spec, const sweep::Run& run, int64_t threads,
                      bool force_threads, const sweep::RunStatus& st);
-// After the run's process ended with `code`: its exit file, and its wall time
-// (sweep::wall_path) when it started fresh and exited 0.
+// After the run's process ended with `code`: its exit file, and its wall time and CPU
+// time, cpu_s (sweep::wall_path), when it started fresh and exited 0.
 void record_end(const sweep::Spec& spec, const sweep::Run& run, const StartedRun& started,
-                int code);
+                int code, double cpu_s);
+// User + system seconds of a waited-for process (wait4's rusage).
+double cpu_seconds(const struct rusage& ru);
 int exit_code_of(int wait_status);
 // SIGINT/SIGTERM are noted (caught_signal) instead of ending this process, so that the
 // runs can be told once and checkpoint.

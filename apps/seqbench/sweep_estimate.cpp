@@ -199,7 +199,7 @@ std::string measured_by(const RunEstimate& e, int64_t threads) {
   const Measurement& m = *e.used.front();
   std::string what;
   if (m.rank == 1) {
-    what = fmt::format("calibration, {} updates", m.updates);
+    what = m.training ? fmt::format("calibration, {} updates", m.updates) : "calibration, whole run";
   } else {
     what = fmt::format("{}: {} run{}", m.source, e.used.size(), e.used.size() == 1 ? "" : "s");
   }
@@ -238,9 +238,10 @@ std::vector<size_t> runs_to_go(const Spec& spec, const std::vector<Run>& runs, b
 int run_calibration(const Spec& cal, const Run& run, int64_t threads, bool force_threads) {
   const StartedRun started = start_run(cal, run, threads, force_threads, RunStatus{});
   int status = 0;
+  struct rusage ru {};
   bool forwarded = false;
   for (;;) {
-    const pid_t r = ::waitpid(started.pid, &status, 0);
+    const pid_t r = ::wait4(started.pid, &status, 0, &ru);
     if (r == started.pid) break;
     if (r < 0 && errno != EINTR) throw core::Error("lost the calibration run (waitpid failed)");
     if (caught_signal() && !forwarded) {
@@ -249,7 +250,7 @@ int run_calibration(const Spec& cal, const Run& run, int64_t threads, bool force
     }
   }
   const int code = exit_code_of(status);
-  record_end(cal, run, started, code);
+  record_end(cal, run, started, code, cpu_seconds(ru));
   return code;
 }
 
@@ -281,6 +282,7 @@ int print_estimate(const Spec& spec, const std::vector<Run>& runs, const Estimat
   fmt::print("  {:<{}}  {:>4}  {:>8}  {:>9}  {:>16}  {:>8}  {:>13}  {}\n", "config", w, "runs",
              "updates", "ms/update", "validations", "start-up", "per run", "measured by");
   std::map<size_t, double> seconds;  // run index -> estimate
+  std::map<size_t, double> own_core;  // the same on a core of its own (CPU share applied)
   std::vector<std::string> missing_ids, missing_configs, unresolved, early, fewer_threads,
       no_start, over_limit;
   const std::optional<double> limit = sweep::parse_slurm_time(spec.slurm.time);
@@ -303,7 +305,14 @@ int print_estimate(const Spec& spec, const std::vector<Run>& runs, const Estimat
       missing_ids.insert(missing_ids.end(), ids.begin(), ids.end());
       continue;
     }
-    for (size_t i : g.runs) seconds[i] = e.seconds;
+    // A one-thread run that got a fraction of its core would take that fraction of the
+    // time on a core of its own; with more threads the share also holds the threads'
+    // idle time, so it is left as measured.
+    const double share = e.share_known && e.measured_threads == 1 ? std::min(1.0, e.cpu_share) : 1.0;
+    for (size_t i : g.runs) {
+      seconds[i] = e.seconds;
+      own_core[i] = e.seconds * share;
+    }
     if (g.plan.training) {
       fmt::print("  {:<{}}  {:>4}  {:>8}  {:>9}  {:>16}  {:>8}  {:>13}  {}\n", g.label, w,
                  g.runs.size(), updates, ms_text(e.train_ms),
@@ -322,12 +331,14 @@ int print_estimate(const Spec& spec, const std::vector<Run>& runs, const Estimat
   }
 
   if (!seconds.empty()) {
-    std::vector<double> in_order;
-    double total = 0;
+    std::vector<double> in_order, own_order;
+    double total = 0, own_total = 0;
     for (size_t i : todo)
       if (seconds.count(i)) {
         in_order.push_back(seconds[i]);
+        own_order.push_back(own_core[i]);
         total += seconds[i];
+        own_total += own_core[i];
       }
     const std::string partial =
         missing_ids.empty() ? "" : fmt::format(" of the {} runs with an estimate", in_order.size());
@@ -348,6 +359,14 @@ int print_estimate(const Spec& spec, const std::vector<Run>& runs, const Estimat
                  partial, format_duration(wall), slots, slots == 1 ? "" : "s",
                  threads_word(opts.threads), opts.cores, opts.cores == 1 ? "" : "s");
     }
+    // The measurements' CPU time over their wall time: below 1, the machine was shared
+    // while they ran, and cores of the runs' own would be that much faster.
+    if (own_total < 0.9 * total)
+      fmt::print("On cores of their own: the measurements got {:.0f}% of a core (CPU time / wall "
+                 "time; the machine was shared while they ran); at a full core per run: CPU "
+                 "time {:.3g} core-hours, wall time {}\n",
+                 100 * own_total / total, own_total * double(cpus) / 3600,
+                 format_duration(sweep::makespan(own_order, slots)));
   }
   if (!early.empty())
     fmt::print("Upper bound: {} run{} stop{} early at train.target or train.patience and may "

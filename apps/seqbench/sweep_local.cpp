@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -84,11 +85,18 @@ StartedRun start_run(const Spec& spec, const Run& run, int64_t threads, bool for
   return {pid, resume, std::chrono::steady_clock::now()};
 }
 
-void record_end(const Spec& spec, const Run& run, const StartedRun& started, int code) {
+double cpu_seconds(const struct rusage& ru) {
+  return double(ru.ru_utime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec) +
+         double(ru.ru_stime.tv_sec) + 1e-6 * double(ru.ru_stime.tv_usec);
+}
+
+void record_end(const Spec& spec, const Run& run, const StartedRun& started, int code,
+                double cpu_s) {
   core::write_file_atomic(sweep::exit_path(spec, run), fmt::format("{}\n", code));
   if (code == 0 && !started.resumed) {
     const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started.at;
-    core::write_file_atomic(sweep::wall_path(spec, run), fmt::format("{:.3f}\n", wall.count()));
+    core::write_file_atomic(sweep::wall_path(spec, run),
+                            fmt::format("{:.3f} {:.3f}\n", wall.count(), cpu_s));
   }
 }
 
@@ -127,13 +135,14 @@ int LocalBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
   int started = 0, failed = 0, skipped_failed = 0;
   const auto reap = [&](bool block) {
     int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, block ? 0 : WNOHANG);
+    struct rusage ru {};
+    const pid_t pid = ::wait4(-1, &status, block ? 0 : WNOHANG, &ru);
     if (pid <= 0) return false;
     const auto it = active.find(pid);
     if (it == active.end()) return true;
     const int code = exit_code_of(status);
     const Run& ended = *it->second.run;
-    record_end(spec, ended, it->second.started, code);
+    record_end(spec, ended, it->second.started, code, cpu_seconds(ru));
     if (code != 0 && code != 130 && code != 143) ++failed;
     if (!quiet)
       fmt::print(stderr, "seqbench sweep: {} {}\n", ended.id,
@@ -213,9 +222,10 @@ int run_one(const Spec& spec, const std::vector<Run>& runs, int64_t index, int64
   const StartedRun started = start_run(spec, run, threads, force_threads, st);
   const pid_t pid = started.pid;
   int status = 0;
+  struct rusage ru {};
   bool forwarded = false;
   for (;;) {
-    const pid_t r = ::waitpid(pid, &status, 0);
+    const pid_t r = ::wait4(pid, &status, 0, &ru);
     if (r == pid) break;
     if (r < 0 && errno != EINTR) throw core::Error("lost the run's process (waitpid failed)");
     if (g_signal && !forwarded) {
@@ -224,7 +234,7 @@ int run_one(const Spec& spec, const std::vector<Run>& runs, int64_t index, int64
     }
   }
   const int code = exit_code_of(status);
-  record_end(spec, run, started, code);
+  record_end(spec, run, started, code, cpu_seconds(ru));
   return code;
 }
 

@@ -10,6 +10,7 @@
 #include <queue>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "core/check.hpp"
 #include "core/fs.hpp"
@@ -198,9 +199,14 @@ std::vector<Measurement> read_measurements(const std::string& runs_csv, const st
       const FlatConfig cfg =
           flatten_config(core::read_file((run / "config.yaml").string()), (run / "config.yaml").string());
       const Plan p = plan_of(cfg);
-      std::optional<double> wall;
+      std::optional<double> wall, cpu;
       const fs::path wall_file = logs / (id + ".wall");
-      if (core::file_exists(wall_file.string())) wall = std::stod(core::read_file(wall_file.string()));
+      if (core::file_exists(wall_file.string())) {
+        std::istringstream in(core::read_file(wall_file.string()));
+        double w = 0, c = 0;
+        if (in >> w) wall = w;
+        if (wall && in >> c) cpu = c;
+      }
       const double train_seconds = t.number(r, "train_seconds");
       Measurement m;
       if (p.training) {
@@ -219,6 +225,10 @@ std::vector<Measurement> read_measurements(const std::string& runs_csv, const st
                                    : int_of(cfg, "train.threads").value_or(
                                          int_of(cfg, "threads").value_or(1));
       if (m.threads < 1) m.threads = 1;
+      if (wall && cpu && *wall > 0) {
+        m.share_known = true;
+        m.cpu_share = *cpu / (*wall * double(m.threads));
+      }
       out.push_back(std::move(m));
     } catch (const std::exception&) {
       // A run without its files (moved, half copied) measures nothing.
@@ -244,6 +254,11 @@ RunEstimate estimate_run(const Plan& plan, int64_t threads,
     if (m->threads == best_threads && m->rank == best_rank) e.used.push_back(m);
   e.ok = true;
   e.measured_threads = best_threads;
+  std::vector<double> shares;
+  for (const auto* m : e.used)
+    if (m->share_known) shares.push_back(m->cpu_share);
+  e.share_known = !shares.empty();
+  if (e.share_known) e.cpu_share = median(shares);
   if (!plan.training) {
     std::vector<double> total;
     for (const auto* m : e.used) total.push_back(m->total_s);

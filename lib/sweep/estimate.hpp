@@ -63,13 +63,17 @@ struct Measurement {
                         // warm-up, final save (0 with start_known false)
   bool start_known = false;  // the process's wall time was recorded (<out>/.sweep/logs/<id>.wall)
   double total_s = 0;   // an analysis run: the whole run
+  // The process's CPU time / (its wall time x threads): 1 on cores of its own, less on a
+  // machine it shared. Recorded with the wall time.
+  double cpu_share = 1;
+  bool share_known = false;
 };
 
 // The finished runs listed in `runs_csv` (status finished, target_reached or
 // early_stopped) whose run directory (beside runs.csv) still has config.yaml and
-// metrics.csv; a row whose files are missing or unreadable is left out. Wall times come
-// from <dir of runs.csv>/../.sweep/logs/<run_id>.wall, written by `seqbench sweep` for a
-// run that started fresh and exited 0.
+// metrics.csv; a row whose files are missing or unreadable is left out. Wall and CPU
+// times come from <dir of runs.csv>/../.sweep/logs/<run_id>.wall ("<wall> <cpu>"),
+// written by `seqbench sweep` for a run that started fresh and exited 0.
 std::vector<Measurement> read_measurements(const std::string& runs_csv, const std::string& source,
                                            int rank);
 // One run's numbers, from its runs.csv values (updates, train_seconds, threads), its
@@ -88,6 +92,10 @@ struct RunEstimate {
   int64_t validations = 0;
   bool start_known = false;
   int64_t measured_threads = 0;
+  // The median CPU share of the measurements (share_known: some recorded it); with one
+  // thread, seconds x cpu_share is what the run would take on a core of its own.
+  double cpu_share = 1;
+  bool share_known = false;
   std::vector<const Measurement*> used;
 };
 RunEstimate estimate_run(const Plan& plan, int64_t threads,

@@ -72,8 +72,9 @@ struct RunStatus {
 std::string bookkeeping_dir(const Spec& spec);
 std::string log_path(const Spec& spec, const Run& run);
 std::string exit_path(const Spec& spec, const Run& run);
-// The wall-clock seconds of the run's process, written when it started fresh (not
-// resumed) and exited 0: the estimates' start-up time (sweep/estimate.hpp).
+// "<wall seconds> <CPU seconds>" of the run's process, written when it started fresh (not
+// resumed) and exited 0: the estimates' start-up time and the share of the CPU the run
+// got (sweep/estimate.hpp).
 std::string wall_path(const Spec& spec, const Run& run);
 std::string run_dir(const Spec& spec, const Run& run);
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include "cli/cli_util.hpp"
 #include "report/csv.hpp"
@@ -48,9 +49,10 @@ const char* kMetrics =
 
 // A finished run `id` of lstm_small under <results>/copy/, its config the one the sweep's
 // runs resolve to with `edit` applied (a line replaced), its wall time 2.6 s when
-// `sweep_dir` (its .sweep/logs) is given.
+// `sweep_dir` (its .sweep/logs) is given; `wall` is that file's text.
 void finished_run(const std::string& dir, const std::string& results, const std::string& id,
-                  const std::pair<std::string, std::string>& edit = {}) {
+                  const std::pair<std::string, std::string>& edit = {},
+                  const std::string& wall = "2.6\n") {
   const auto dump = run(kFront + " copy --config " + kSource +
                             "/configs/copy/lstm_small.yaml --set train.steps=1000 --set "
                             "train.eval_every=100 --set task.T=5 --set model.hidden=8 "
@@ -70,7 +72,7 @@ void finished_run(const std::string& dir, const std::string& results, const std:
                  "run_id,experiment,threads,status,updates,train_seconds\n" + id +
                      ",copy,1,finished,40,2.1\n");
   fs::create_directories(results + "/.sweep/logs");
-  clitest::write(results + "/.sweep/logs/" + id + ".wall", "2.6\n");
+  clitest::write(results + "/.sweep/logs/" + id + ".wall", wall);
 }
 
 bool has(const std::string& text, const std::string& what) {
@@ -107,6 +109,7 @@ TEST(SweepEstimateCli, TheEstimateIsStartUpPlusUpdatesPlusValidationsFromTheSwee
   EXPECT_TRUE(has(r.out, "Wall time of the 2 runs with an estimate, local: 43 s (2 runs at once"))
       << r.out;
   EXPECT_TRUE(has(r.out, "No estimate for 2 runs (1 config: rnn)")) << r.out;
+  EXPECT_FALSE(has(r.out, "On cores of their own")) << "no CPU time recorded:\n" << r.out;
   // Slurm: one task at a time on 1 core, and over the 30 s limit.
   r = run(kFront + " sweep " + spec + " --dry-run --backend slurm --slurm-cores 1", dir);
   ASSERT_EQ(r.code, 0) << r.err;
@@ -155,8 +158,26 @@ TEST(SweepEstimateCli, CalibrateMeasuresEachConfigOnceAndTheSweepRecordsWallTime
   EXPECT_TRUE(has(r.err, "calibrated 0 configs, 2 had a measurement")) << r.err;
   // The sweep's runs record their wall times; then nothing is left to estimate.
   ASSERT_EQ(run(kFront + " sweep " + spec + " -q", dir).code, 0);
-  for (const char* id : {"lstm_small-s1", "lstm_small-s2", "rnn-s1", "rnn-s2"})
-    EXPECT_GT(std::stod(clitest::slurp(dir + "/s/.sweep/logs/" + id + ".wall")), 0) << id;
+  for (const char* id : {"lstm_small-s1", "lstm_small-s2", "rnn-s1", "rnn-s2"}) {
+    std::istringstream in(clitest::slurp(dir + "/s/.sweep/logs/" + id + ".wall"));
+    double wall = 0, cpu = -1;
+    EXPECT_TRUE(in >> wall >> cpu) << id;  // wall seconds, CPU seconds
+    EXPECT_GT(wall, 0) << id;
+    EXPECT_GE(cpu, 0) << id;
+  }
   r = run(kFront + " sweep " + spec + " --dry-run", dir);
   EXPECT_TRUE(has(r.out, "Estimate: nothing left to run (4 done")) << r.out;
+}
+
+TEST(SweepEstimateCli, MeasurementsThatGotHalfACoreAlsoGiveTheTimeOnCoresOfTheirOwn) {
+  const std::string dir = clitest::fresh_dir("x");
+  const std::string spec = spec_file(dir);
+  // 2.6 s of wall time, 1.3 s of it on the CPU.
+  finished_run(dir, dir + "/s", "lstm_small-old", {}, "2.6 1.3\n");
+  const auto r = run(kFront + " sweep " + spec + " --dry-run", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "Wall time of the 2 runs with an estimate, local: 43 s")) << r.out;
+  // 42.6 s x 0.5 per run, both at once.
+  EXPECT_TRUE(has(r.out, "On cores of their own: the measurements got 50% of a core")) << r.out;
+  EXPECT_TRUE(has(r.out, "CPU time 0.0118 core-hours, wall time 21 s")) << r.out;
 }

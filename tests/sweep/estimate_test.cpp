@@ -171,7 +171,7 @@ TEST(Estimate, FinishedRunsAreReadFromRunsCsvTheirDirectoriesAndTheSweepsWallTim
     core::write_file_atomic(exp + "/" + id + "/config.yaml", kConfig);
     core::write_file_atomic(exp + "/" + id + "/metrics.csv", kMetrics);
   }
-  core::write_file_atomic(dir / ".sweep/logs/a-s1.wall", "2.6\n");
+  core::write_file_atomic(dir / ".sweep/logs/a-s1.wall", "2.6 1.3\n");
   const auto ms = sweep::read_measurements(exp + "/runs.csv", "here", 0);
   // b diverged; gone has no directory.
   ASSERT_EQ(ms.size(), 1u);
@@ -181,6 +181,9 @@ TEST(Estimate, FinishedRunsAreReadFromRunsCsvTheirDirectoriesAndTheSweepsWallTim
   EXPECT_NEAR(ms[0].train_ms, 40, 1e-9);
   EXPECT_NEAR(ms[0].start_s, 0.6, 1e-9);
   EXPECT_TRUE(ms[0].start_known);
+  // 1.3 s of CPU in 2.6 s on one thread: half a core.
+  EXPECT_TRUE(ms[0].share_known);
+  EXPECT_NEAR(ms[0].cpu_share, 0.5, 1e-9);
   EXPECT_EQ(ms[0].cost_key, sweep::cost_key(sweep::flatten_config(kConfig, "test")));
   EXPECT_TRUE(sweep::read_measurements(dir / "none/runs.csv", "x", 0).empty());
 }
