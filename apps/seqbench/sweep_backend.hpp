@@ -49,6 +49,10 @@ int run_one(const sweep::Spec& spec, const std::vector<sweep::Run>& runs, int64_
 // This program's path, which every run executes.
 std::string self_exe();
 
+// Moves the run's directory, if there is one, to <out>/.sweep/stale/<id>-<time>: a run
+// killed before its first checkpoint, or one started over, never deleted.
+void move_aside(const sweep::Spec& spec, const sweep::Run& run);
+
 // One run started as a child process (sweep_local.cpp).
 struct StartedRun {
   pid_t pid = -1;

@@ -209,6 +209,12 @@ std::string measured_by(const RunEstimate& e, int64_t threads) {
 
 std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
 
+// Core-hours with three significant digits, whole numbers from 100 on: 0.0237, 4.21, 1106.
+std::string hours_text(double seconds) {
+  const double h = seconds / 3600;
+  return h >= 100 ? fixed(h, 0) : fmt::format("{:.3g}", h);
+}
+
 // Significant digits for a time per update: 0.0123, 1.23, 12.3, 123.
 std::string ms_text(double ms) {
   return ms >= 100 ? fixed(ms, 0) : ms >= 10 ? fixed(ms, 1) : ms >= 1 ? fixed(ms, 2) : fixed(ms, 3);
@@ -344,16 +350,16 @@ int print_estimate(const Spec& spec, const std::vector<Run>& runs, const Estimat
         missing_ids.empty() ? "" : fmt::format(" of the {} runs with an estimate", in_order.size());
     const double wall = sweep::makespan(in_order, slots);
     if (slurm) {
-      fmt::print("CPU time{}: {:.3g} core-hours allocated (each run's time x its {} CPU{})\n",
-                 partial, total * double(cpus) / 3600, cpus, cpus == 1 ? "" : "s");
+      fmt::print("CPU time{}: {} core-hours allocated (each run's time x its {} CPU{})\n",
+                 partial, hours_text(total * double(cpus)), cpus, cpus == 1 ? "" : "s");
       fmt::print("Wall time{}, slurm: {} with {} cores (--slurm-cores): {} task{} of {} CPU{} at "
                  "once, each started in array order as one ends; time waiting in the queue not "
                  "included\n",
                  partial, format_duration(wall), opts.slurm_cores, slots, slots == 1 ? "" : "s",
                  cpus, cpus == 1 ? "" : "s");
     } else {
-      fmt::print("CPU time{}: {:.3g} core-hours (each run's time x its {})\n", partial,
-                 total * double(cpus) / 3600, threads_word(cpus));
+      fmt::print("CPU time{}: {} core-hours (each run's time x its {})\n", partial,
+                 hours_text(total * double(cpus)), threads_word(cpus));
       fmt::print("Wall time{}, local: {} ({} run{} at once x {}, on {} core{}, each started in "
                  "the order listed as one ends)\n",
                  partial, format_duration(wall), slots, slots == 1 ? "" : "s",
@@ -364,8 +370,8 @@ int print_estimate(const Spec& spec, const std::vector<Run>& runs, const Estimat
     if (own_total < 0.9 * total)
       fmt::print("On cores of their own: the measurements got {:.0f}% of a core (CPU time / wall "
                  "time; the machine was shared while they ran); at a full core per run: CPU "
-                 "time {:.3g} core-hours, wall time {}\n",
-                 100 * own_total / total, own_total * double(cpus) / 3600,
+                 "time {} core-hours, wall time {}\n",
+                 100 * own_total / total, hours_text(own_total * double(cpus)),
                  format_duration(sweep::makespan(own_order, slots)));
   }
   if (!early.empty())
@@ -431,9 +437,14 @@ int calibrate(const Spec& spec, const std::vector<Run>& runs, const EstimateOpti
     }
     const Run& first = runs[g.runs.front()];
     // One calibration run of n updates; its estimate, or nullopt when it failed (said).
-    const auto measure_with = [&](int64_t n) -> std::optional<RunEstimate> {
+    const auto cal_run = [&](const char* suffix) {
       Run run = first;
-      run.id = fmt::format("{}-t{}-cal", g.label, opts.threads);
+      run.id = fmt::format("{}-t{}-cal{}", g.label, opts.threads, suffix);
+      return run;
+    };
+    const auto measure_with = [&](int64_t n, const char* suffix,
+                                  bool count_failure) -> std::optional<RunEstimate> {
+      Run run = cal_run(suffix);
       if (g.plan.training) {
         // Only the budget and the bookkeeping change, none of which is a cost key: the
         // same updates and validation as the sweep's runs, validating once at the end, a
@@ -457,7 +468,7 @@ int calibrate(const Spec& spec, const std::vector<Run>& runs, const EstimateOpti
       const int code = run_calibration(cal, run, opts.threads, force_threads);
       if (code == 130 || code == 143) return std::nullopt;
       if (code != 0) {
-        ++failed;
+        failed += count_failure;
         std::string why;
         try {
           why = last_line_of(core::read_file(sweep::log_path(cal, run)));
@@ -470,7 +481,7 @@ int calibrate(const Spec& spec, const std::vector<Run>& runs, const EstimateOpti
       ms = gather(spec, opts.search, looked_in);
       const RunEstimate now = sweep::estimate_run(g.plan, opts.threads, ms);
       if (!now.ok || now.measured_threads != opts.threads) {
-        ++failed;
+        failed += count_failure;
         fmt::print(stderr, "seqbench sweep: calibrate {}: the run left no measurement in {}/{}/\n",
                    g.label, cal.out, cal.experiment);
         return std::nullopt;
@@ -478,16 +489,26 @@ int calibrate(const Spec& spec, const std::vector<Run>& runs, const EstimateOpti
       return now;
     };
     int64_t n = std::min(updates, g.plan.updates);
-    std::optional<RunEstimate> now = measure_with(n);
+    std::optional<RunEstimate> now = measure_with(n, "", true);
     // A rate taken over a fraction of a second is at the mercy of whatever else the
-    // machine does in that moment: a cheap config is measured again for min_seconds.
+    // machine does in that moment: a cheap config is measured again for min_seconds,
+    // under another id, which replaces the short run once it has finished (a longer run
+    // that fails, e.g. diverges, leaves the short one as the measurement).
     if (now && g.plan.training && now->train_ms * double(n) / 1000 < min_seconds &&
         n < g.plan.updates && !caught_signal()) {
-      n = std::min(g.plan.updates,
-                   std::max(n + 1, int64_t(std::ceil(min_seconds * 1000 / std::max(now->train_ms, 1e-3)))));
-      now = measure_with(n);
+      const int64_t longer = std::min(
+          g.plan.updates,
+          std::max(n + 1, int64_t(std::ceil(min_seconds * 1000 / std::max(now->train_ms, 1e-3)))));
+      if (std::optional<RunEstimate> again = measure_with(longer, "-long", false)) {
+        move_aside(cal, cal_run(""));
+        ms = gather(spec, opts.search, looked_in);
+        now = sweep::estimate_run(g.plan, opts.threads, ms);
+      } else if (!caught_signal()) {
+        fmt::print(stderr, "seqbench sweep: {}: the estimate keeps the {}-update measurement\n",
+                   g.label, n);
+      }
     }
-    if (!now) continue;
+    if (!now || !now->ok) continue;
     ++measured;
     if (g.plan.training)
       fmt::print(stderr,

@@ -32,9 +32,9 @@ using sweep::State;
 volatile std::sig_atomic_t g_signal = 0;
 void on_signal(int sig) { g_signal = sig; }
 
-// A run whose directory exists without a checkpoint or summary (killed before its
-// first checkpoint) is moved aside, never deleted, so that it can start again.
-void clear_stale(const Spec& spec, const Run& run) {
+}  // namespace
+
+void move_aside(const Spec& spec, const Run& run) {
   const std::string dir = sweep::run_dir(spec, run);
   if (!core::file_exists(dir)) return;
   const std::string aside = fmt::format("{}/stale/{}-{}", sweep::bookkeeping_dir(spec), run.id,
@@ -45,8 +45,6 @@ void clear_stale(const Spec& spec, const Run& run) {
   if (ec) throw core::Error(fmt::format("cannot move '{}' aside: {}", dir, ec.message()));
 }
 
-}  // namespace
-
 int exit_code_of(int status) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -55,7 +53,7 @@ StartedRun start_run(const Spec& spec, const Run& run, int64_t threads, bool for
                       const RunStatus& st) {
   // An interrupted run continues; a failed one (retried) or a stale directory starts over.
   const bool resume = st.state == State::kInterrupted && st.has_checkpoint;
-  if (!resume) clear_stale(spec, run);
+  if (!resume) move_aside(spec, run);
   const auto args = sweep::run_arguments(spec, run, threads, resume, force_threads);
   core::make_dirs(sweep::bookkeeping_dir(spec) + "/logs");
   const std::string log = sweep::log_path(spec, run);
