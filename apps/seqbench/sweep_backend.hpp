@@ -3,6 +3,10 @@
 // and the status view. What a run is, and what its files say, is lib/sweep.
 #pragma once
 
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -44,6 +48,56 @@ int run_one(const sweep::Spec& spec, const std::vector<sweep::Run>& runs, int64_
 
 // This program's path, which every run executes.
 std::string self_exe();
+
+// Moves the run's directory, if there is one, to <out>/.sweep/stale/<id>-<time>: a run
+// killed before its first checkpoint, or one started over, never deleted.
+void move_aside(const sweep::Spec& spec, const sweep::Run& run);
+
+// One run started as a child process (sweep_local.cpp).
+struct StartedRun {
+  pid_t pid = -1;
+  bool resumed = false;  // continued from its checkpoint (its wall time is not a whole run's)
+  std::chrono::steady_clock::time_point at;
+};
+// Starts the run in its own process group (so that a Ctrl-C reaches it once, through
+// us), its output to the sweep's log of the run; an interrupted run with a checkpoint
+// continues, anything else starts over (a stale directory is moved aside first).
+StartedRun start_run(const sweep::Spec& spec, const sweep::Run& run, int64_t threads,
+                     bool force_threads, const sweep::RunStatus& st);
+// After the run's process ended with `code`: its exit file, and its wall time and CPU
+// time, cpu_s (sweep::wall_path), when it started fresh and exited 0.
+void record_end(const sweep::Spec& spec, const sweep::Run& run, const StartedRun& started,
+                int code, double cpu_s);
+// User + system seconds of a waited-for process (wait4's rusage).
+double cpu_seconds(const struct rusage& ru);
+int exit_code_of(int wait_status);
+// SIGINT/SIGTERM are noted (caught_signal) instead of ending this process, so that the
+// runs can be told once and checkpoint.
+void install_signals();
+int caught_signal();
+
+// The estimate after `--dry-run` and `--calibrate` (sweep_estimate.cpp).
+struct EstimateOptions {
+  std::string backend = "local";
+  int64_t jobs = 1;            // local: runs at once
+  int64_t threads = 1;         // local: threads per run
+  int64_t cores = 1;           // local: cores of this machine (for the printout)
+  int64_t slurm_cores = 64;    // slurm: cores the array may hold at once
+  bool retry_failed = false;   // failed runs count as runs to go
+  std::vector<std::string> search;  // more places to look for finished runs (default results)
+};
+// Prints what the runs not done yet will cost (docs/sweeps.md, "Estimates"). Returns the
+// exit code: 0, also when some runs have no estimate (it says which and why).
+int print_estimate(const sweep::Spec& spec, const std::vector<sweep::Run>& runs,
+                   const EstimateOptions& opts);
+// `--calibrate`: one short run (`updates` updates) of every distinct config of the runs
+// to go that has no measurement at opts.threads yet, one at a time, under
+// <out>/.sweep/calibrate/; a config whose updates took less than min_seconds is run
+// again with enough updates for that (at most its planned ones). Then the estimate.
+// Returns the exit code.
+int calibrate(const sweep::Spec& spec, const std::vector<sweep::Run>& runs,
+              const EstimateOptions& opts, int64_t updates, double min_seconds,
+              bool force_threads);
 
 // `seqbench sweep status SPEC`: one line per run and the counts (sweep_status.cpp).
 int print_status(const sweep::Spec& spec, const std::vector<sweep::Run>& runs);

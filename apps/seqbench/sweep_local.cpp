@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,9 +32,9 @@ using sweep::State;
 volatile std::sig_atomic_t g_signal = 0;
 void on_signal(int sig) { g_signal = sig; }
 
-// A run whose directory exists without a checkpoint or summary (killed before its
-// first checkpoint) is moved aside, never deleted, so that it can start again.
-void clear_stale(const Spec& spec, const Run& run) {
+}  // namespace
+
+void move_aside(const Spec& spec, const Run& run) {
   const std::string dir = sweep::run_dir(spec, run);
   if (!core::file_exists(dir)) return;
   const std::string aside = fmt::format("{}/stale/{}-{}", sweep::bookkeeping_dir(spec), run.id,
@@ -44,17 +45,20 @@ void clear_stale(const Spec& spec, const Run& run) {
   if (ec) throw core::Error(fmt::format("cannot move '{}' aside: {}", dir, ec.message()));
 }
 
-// Starts one run as a child process in its own process group (so that a Ctrl-C reaches
-// it once, through us), output to the sweep's log of the run. Returns its pid.
-pid_t start_run(const Spec& spec, const Run& run, int64_t threads, bool force_threads,
-                const RunStatus& st) {
+int exit_code_of(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+StartedRun start_run(const Spec& spec, const Run& run, int64_t threads, bool force_threads,
+                      const RunStatus& st) {
   // An interrupted run continues; a failed one (retried) or a stale directory starts over.
   const bool resume = st.state == State::kInterrupted && st.has_checkpoint;
-  if (!resume) clear_stale(spec, run);
+  if (!resume) move_aside(spec, run);
   const auto args = sweep::run_arguments(spec, run, threads, resume, force_threads);
   core::make_dirs(sweep::bookkeeping_dir(spec) + "/logs");
   const std::string log = sweep::log_path(spec, run);
   std::remove(sweep::exit_path(spec, run).c_str());
+  std::remove(sweep::wall_path(spec, run).c_str());
   const std::string exe = self_exe();
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(exe.c_str()));
@@ -76,15 +80,22 @@ pid_t start_run(const Spec& spec, const Run& run, int64_t threads, bool force_th
     ::_exit(127);
   }
   ::setpgid(pid, pid);
-  return pid;
+  return {pid, resume, std::chrono::steady_clock::now()};
 }
 
-int exit_code_of(int status) {
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+double cpu_seconds(const struct rusage& ru) {
+  return double(ru.ru_utime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec) +
+         double(ru.ru_stime.tv_sec) + 1e-6 * double(ru.ru_stime.tv_usec);
 }
 
-void record_exit(const Spec& spec, const Run& run, int code) {
+void record_end(const Spec& spec, const Run& run, const StartedRun& started, int code,
+                double cpu_s) {
   core::write_file_atomic(sweep::exit_path(spec, run), fmt::format("{}\n", code));
+  if (code == 0 && !started.resumed) {
+    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started.at;
+    core::write_file_atomic(sweep::wall_path(spec, run),
+                            fmt::format("{:.3f} {:.3f}\n", wall.count(), cpu_s));
+  }
 }
 
 void install_signals() {
@@ -94,6 +105,10 @@ void install_signals() {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 }
+
+int caught_signal() { return g_signal; }
+
+namespace {
 
 // Runs the runs not yet done, at most opts.jobs at once.
 class LocalBackend final : public SweepBackend {
@@ -110,23 +125,29 @@ int LocalBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
   const bool force_threads = opts_.force_threads, retry_failed = opts_.retry_failed,
              quiet = opts_.quiet;
   install_signals();
-  std::map<pid_t, const Run*> active;
+  struct Active {
+    const Run* run;
+    StartedRun started;
+  };
+  std::map<pid_t, Active> active;
   int started = 0, failed = 0, skipped_failed = 0;
   const auto reap = [&](bool block) {
     int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, block ? 0 : WNOHANG);
+    struct rusage ru {};
+    const pid_t pid = ::wait4(-1, &status, block ? 0 : WNOHANG, &ru);
     if (pid <= 0) return false;
     const auto it = active.find(pid);
     if (it == active.end()) return true;
     const int code = exit_code_of(status);
-    record_exit(spec, *it->second, code);
+    const Run& ended = *it->second.run;
+    record_end(spec, ended, it->second.started, code, cpu_seconds(ru));
     if (code != 0 && code != 130 && code != 143) ++failed;
     if (!quiet)
-      fmt::print(stderr, "seqbench sweep: {} {}\n", it->second->id,
+      fmt::print(stderr, "seqbench sweep: {} {}\n", ended.id,
                  code == 0 ? "done" : code == 130 || code == 143
                                           ? "interrupted"
                                           : fmt::format("failed (exit {}; log {})", code,
-                                                        sweep::log_path(spec, *it->second)));
+                                                        sweep::log_path(spec, ended)));
     active.erase(it);
     return true;
   };
@@ -142,8 +163,8 @@ int LocalBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
       if (!reap(true) && errno != EINTR) break;
     }
     if (g_signal) break;
-    const pid_t pid = start_run(spec, run, threads, force_threads, st);
-    active[pid] = &run;
+    const StartedRun s = start_run(spec, run, threads, force_threads, st);
+    active[s.pid] = {&run, s};
     ++started;
     if (!quiet)
       fmt::print(stderr, "seqbench sweep: {} {} (threads {})\n",
@@ -153,7 +174,7 @@ int LocalBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
   bool forwarded = false;
   while (!active.empty()) {
     if (g_signal && !forwarded) {
-      for (const auto& [pid, run] : active) ::kill(pid, g_signal);
+      for (const auto& a : active) ::kill(a.first, g_signal);
       forwarded = true;
     }
     if (!reap(true) && errno == ECHILD) break;
@@ -196,11 +217,13 @@ int run_one(const Spec& spec, const std::vector<Run>& runs, int64_t index, int64
   const RunStatus st = sweep::run_status(spec, run);
   if (st.state == State::kDone) return core::kExitOk;
   install_signals();
-  const pid_t pid = start_run(spec, run, threads, force_threads, st);
+  const StartedRun started = start_run(spec, run, threads, force_threads, st);
+  const pid_t pid = started.pid;
   int status = 0;
+  struct rusage ru {};
   bool forwarded = false;
   for (;;) {
-    const pid_t r = ::waitpid(pid, &status, 0);
+    const pid_t r = ::wait4(pid, &status, 0, &ru);
     if (r == pid) break;
     if (r < 0 && errno != EINTR) throw core::Error("lost the run's process (waitpid failed)");
     if (g_signal && !forwarded) {
@@ -209,7 +232,7 @@ int run_one(const Spec& spec, const std::vector<Run>& runs, int64_t index, int64
     }
   }
   const int code = exit_code_of(status);
-  record_exit(spec, run, code);
+  record_end(spec, run, started, code, cpu_seconds(ru));
   return code;
 }
 

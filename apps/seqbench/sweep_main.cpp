@@ -1,7 +1,8 @@
 // `seqbench sweep SPEC`: runs every run of a sweep file (lib/sweep/sweep.hpp) that is not
 // done yet, as child processes of this binary on this machine (--backend local,
 // sweep_local.cpp) or as one Slurm job array (--backend slurm, sweep_slurm.cpp), and
-// `seqbench sweep status SPEC` shows where each run stands (sweep_status.cpp). Every run
+// `seqbench sweep status SPEC` shows where each run stands (sweep_status.cpp); --dry-run
+// and --calibrate end with what the runs will cost (sweep_estimate.cpp). Every run
 // is the ordinary experiment command with --run-id and --out set, so runs.csv in
 // <out>/<experiment>/ is the sweep's merged table. This file is the command line and the
 // share of the cores each run gets. docs/sweeps.md.
@@ -39,7 +40,11 @@ int sweep_main(int argc, char** argv) {
     app.set_help_flag("-h,--help");
     std::string spec_path, backend = "local";
     int64_t jobs = 0, threads = 0, run_idx = -1, timeout_s = 3600;
-    bool dry_run = false, retry_failed = false, wait = false, quiet = false, force_threads = false;
+    bool dry_run = false, retry_failed = false, wait = false, quiet = false, force_threads = false,
+         calibrate_flag = false;
+    int64_t slurm_cores = 64, calibrate_updates = 30;
+    double calibrate_seconds = 5;
+    std::vector<std::string> estimate_from;
     std::string partition, time_limit, mem;
     int64_t cpus = 0;
     app.add_option("spec", spec_path, "the sweep file (YAML)")->required();
@@ -55,7 +60,28 @@ int sweep_main(int argc, char** argv) {
       app.add_flag("--force-threads", force_threads,
                    "keep --threads even when runs x threads exceed the cores (default: each run "
                    "gets cores / jobs, with a warning); passed on to every run");
-      app.add_flag("--dry-run", dry_run, "list the runs and their command lines, run nothing");
+      app.add_flag("--dry-run", dry_run,
+                   "list the runs and their command lines, and what they will cost (from "
+                   "finished runs' times; docs/sweeps.md, \"Estimates\"); run nothing");
+      app.add_flag("--calibrate", calibrate_flag,
+                   "run each distinct config of the runs to go that has no measured time yet for "
+                   "a few updates (--calibrate-updates), one at a time, under OUT/.sweep/"
+                   "calibrate/; then print the estimate");
+      app.add_option("--calibrate-updates", calibrate_updates,
+                     "--calibrate: updates per calibration run (default 30)")
+          ->check(CLI::Range(int64_t(2), int64_t(1000000)));
+      app.add_option("--calibrate-seconds", calibrate_seconds,
+                     "--calibrate: a config whose updates took less than this is measured again "
+                     "over about this long (default 5; 0: never)")
+          ->check(CLI::Range(0.0, 86400.0));
+      app.add_option("--slurm-cores", slurm_cores,
+                     "the estimate for --backend slurm: cores the job array may hold at once "
+                     "(default 64); tasks at once = this / cpus_per_task")
+          ->check(CLI::Range(int64_t(1), int64_t(10000000)));
+      app.add_option("--estimate-from", estimate_from,
+                     "directories searched for finished runs to estimate from, after the sweep's "
+                     "own (default: results); repeatable")
+          ->option_text("DIR");
       app.add_flag("--retry-failed", retry_failed, "run failed runs again (from scratch)");
       app.add_flag("-q,--quiet", quiet, "no progress lines");
       app.add_flag("--wait", wait, "slurm: wait until the job array has left the queue");
@@ -98,6 +124,24 @@ int sweep_main(int argc, char** argv) {
                  jobs, jobs == 1 ? "" : "s", threads, cores(), cores() == 1 ? "" : "s",
                  local_threads, threads);
     }
+    EstimateOptions est;
+    est.backend = backend;
+    est.jobs = jobs;
+    est.threads = backend == "slurm" ? (threads > 0 ? threads : spec.slurm.cpus_per_task)
+                                     : local_threads;
+    est.cores = cores();
+    est.slurm_cores = slurm_cores;
+    est.retry_failed = retry_failed;
+    est.search = estimate_from.empty() ? std::vector<std::string>{"results"} : estimate_from;
+    if (calibrate_flag) {
+      if (dry_run || run_idx >= 0)
+        throw core::UsageError("--calibrate runs the calibration runs; it goes with neither "
+                               "--dry-run nor --run-index");
+      // Calibration runs here, one at a time, with the threads a local run gets (or
+      // --threads): that is the speed the estimate then assumes.
+      est.threads = local_threads;
+      return calibrate(spec, runs, est, calibrate_updates, calibrate_seconds, force_threads);
+    }
     if (dry_run) {
       for (const Run& r : runs) {
         const RunStatus st = sweep::run_status(spec, r);
@@ -112,7 +156,7 @@ int sweep_main(int argc, char** argv) {
       }
       fmt::print("{} run(s) into {}/{}/ (merged table runs.csv there)\n", runs.size(), spec.out,
                  spec.experiment);
-      return core::kExitOk;
+      return print_estimate(spec, runs, est);
     }
     core::make_dirs(sweep::bookkeeping_dir(spec));
     if (run_idx >= 0) {

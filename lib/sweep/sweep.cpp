@@ -296,6 +296,9 @@ std::string log_path(const Spec& spec, const Run& run) {
 std::string exit_path(const Spec& spec, const Run& run) {
   return bookkeeping_dir(spec) + "/logs/" + run.id + ".exit";
 }
+std::string wall_path(const Spec& spec, const Run& run) {
+  return bookkeeping_dir(spec) + "/logs/" + run.id + ".wall";
+}
 std::string run_dir(const Spec& spec, const Run& run) {
   return spec.out + "/" + spec.experiment + "/" + run.id;
 }

@@ -68,10 +68,14 @@ struct RunStatus {
 };
 
 // Where a sweep keeps its own files: <out>/.sweep/ (logs/<id>.log, logs/<id>.exit,
-// slurm/ scripts and job ids).
+// logs/<id>.wall, slurm/ scripts and job ids, calibrate/ for `--calibrate`).
 std::string bookkeeping_dir(const Spec& spec);
 std::string log_path(const Spec& spec, const Run& run);
 std::string exit_path(const Spec& spec, const Run& run);
+// "<wall seconds> <CPU seconds>" of the run's process, written when it started fresh (not
+// resumed) and exited 0: the estimates' start-up time and the share of the CPU the run
+// got (sweep/estimate.hpp).
+std::string wall_path(const Spec& spec, const Run& run);
 std::string run_dir(const Spec& spec, const Run& run);
 
 // What the files say about a run: summary.json (finished / target_reached /
