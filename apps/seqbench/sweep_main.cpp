@@ -45,9 +45,18 @@ int sweep_main(int argc, char** argv) {
     int64_t slurm_cores = 64, calibrate_updates = 30;
     double calibrate_seconds = 5;
     std::vector<std::string> estimate_from;
-    std::string partition, time_limit, mem;
+    std::string partition, time_limit, mem, out;
     int64_t cpus = 0;
+    std::vector<uint64_t> seeds;
     app.add_option("spec", spec_path, "the sweep file (YAML)")->required();
+    app.add_option("--seeds", seeds,
+                   "these seeds instead of the file's, e.g. --seeds 6,7,8 (a rerun with other seeds; give "
+                   "the same to `sweep status`)")
+        ->delimiter(',')
+        ->type_name("LIST");
+    CLI::Option* out_opt = app.add_option(
+        "--out", out, "the sweep directory instead of the file's `out` (give the same to `sweep status`)");
+    out_opt->type_name("DIR");
     if (!status_cmd) {
       app.add_option("--backend", backend, "local (child processes here) or slurm (sbatch)")
           ->check(CLI::IsMember({"local", "slurm"}));
@@ -102,6 +111,7 @@ int sweep_main(int argc, char** argv) {
       return app.exit(e);
     }
     Spec spec = sweep::load_spec(spec_path, sweepable_experiments());
+    sweep::override_spec(spec, seeds, out, out_opt->count() > 0);
     if (!partition.empty()) spec.slurm.partition = partition;
     if (!time_limit.empty()) spec.slurm.time = time_limit;
     if (!mem.empty()) spec.slurm.mem = mem;

@@ -99,8 +99,10 @@ int SlurmBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
   if (!sl.time.empty()) script += fmt::format("#SBATCH --time={}\n", sl.time);
   if (!sl.mem.empty()) script += fmt::format("#SBATCH --mem={}\n", sl.mem);
   for (const auto& e : sl.extra) script += fmt::format("#SBATCH {}\n", e);
-  script += fmt::format("exec {} sweep {} --run-index \"$SLURM_ARRAY_TASK_ID\" --threads {}{}\n",
-                        shell_quote(self_exe()), shell_quote(fs::absolute(spec.path).string()),
+  std::string overrides;  // --seeds / --out given to the submitting sweep
+  for (const auto& a : spec.overrides) overrides += " " + shell_quote(a);
+  script += fmt::format("exec {} sweep {}{} --run-index \"$SLURM_ARRAY_TASK_ID\" --threads {}{}\n",
+                        shell_quote(self_exe()), shell_quote(fs::absolute(spec.path).string()), overrides,
                         threads > 0 ? std::to_string(threads) : "\"${SLURM_CPUS_PER_TASK:-1}\"",
                         force_threads ? " --force-threads" : "");
   const std::string script_path = fmt::format("{}/job-{}.sh", dir, std::time(nullptr));

@@ -289,6 +289,25 @@ const char* state_name(State s) {
   return "?";
 }
 
+void override_spec(Spec& spec, const std::vector<uint64_t>& seeds, const std::string& out, bool out_given) {
+  if (!seeds.empty()) {
+    if (std::set<uint64_t>(seeds.begin(), seeds.end()).size() != seeds.size())
+      throw core::UsageError("sweep: --seeds lists a seed twice");
+    spec.seeds = seeds;
+    std::string list;
+    for (uint64_t s : seeds) {
+      if (!list.empty()) list += ',';
+      list += std::to_string(s);
+    }
+    spec.overrides.insert(spec.overrides.end(), {"--seeds", list});
+  }
+  if (out_given) {
+    if (out.empty()) throw core::UsageError("sweep: --out is empty (hint: give a directory, e.g. --out results/sweeps/x)");
+    spec.out = out;
+    spec.overrides.insert(spec.overrides.end(), {"--out", std::filesystem::absolute(out).string()});
+  }
+}
+
 std::string bookkeeping_dir(const Spec& spec) { return spec.out + "/.sweep"; }
 std::string log_path(const Spec& spec, const Run& run) {
   return bookkeeping_dir(spec) + "/logs/" + run.id + ".log";

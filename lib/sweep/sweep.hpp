@@ -30,7 +30,15 @@ struct Spec {
   int64_t threads = 0;   // per run; 0: the backend decides (cores / jobs, or cpus_per_task)
   int64_t jobs = 0;      // local runs at once; 0: one per core
   SlurmOptions slurm;
+  // Command-line options that replaced the file's seeds or out (`--seeds`, `--out`): the
+  // Slurm array tasks pass them on, so their run indices mean the same runs.
+  std::vector<std::string> overrides;
 };
+
+// Replaces the spec's seeds (`--seeds 6,7,8`) and/or its directory (`--out DIR`) and records
+// them in spec.overrides. Throws core::UsageError for an empty or repeated seed list or an
+// empty directory.
+void override_spec(Spec& spec, const std::vector<uint64_t>& seeds, const std::string& out, bool out_given);
 
 // Reads and checks a spec. Throws core::UsageError naming file, line and key (unknown
 // keys get "did you mean"), for an experiment not in `experiments`, a missing config file,

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "cli/cli_util.hpp"
+#include "core/fs.hpp"
 #include "report/csv.hpp"
 
 using namespace seqbench;
@@ -197,4 +198,27 @@ TEST(SweepCli, RunIdsStayInsideTheResultsRoot) {
   EXPECT_FALSE(fs::exists(dir + "/x"));
   EXPECT_FALSE(fs::exists(dir + "/inner/res"));
   EXPECT_FALSE(fs::exists(dir + "/inner/y"));
+}
+
+// --seeds and --out: the runs get the new seeds and directory, and a Slurm array task is
+// called back with both, so its index names the same run (a fake sbatch keeps the script).
+TEST(SweepCli, SeedsAndOutOverrideTheFileAndReachTheSlurmTasks) {
+  const std::string dir = clitest::fresh_dir("sweep_seeds");
+  const std::string spec = tiny_spec(dir, "tiny", 4);
+  auto r = run(kFront + " sweep " + spec + " --seeds 7,9 --out " + dir + "/other --jobs 1 -q", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto ids = finals(dir + "/other/copy/runs.csv");
+  EXPECT_EQ(ids.size(), 4u);
+  EXPECT_TRUE(ids.count("lstm_small-s7") && ids.count("rnn-s9")) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/tiny")) << "the file's out was used";
+
+  std::filesystem::create_directories(dir + "/bin");
+  clitest::write(dir + "/bin/sbatch", "#!/bin/sh\ncp \"$2\" \"$(dirname \"$0\")/captured.sh\"\necho 42\n");
+  std::filesystem::permissions(dir + "/bin/sbatch", std::filesystem::perms::owner_all);
+  r = run("PATH=" + dir + "/bin:$PATH " + kFront + " sweep " + spec + " --seeds 3 --out " + dir +
+              "/slurm --backend slurm -q",
+          dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string script = core::read_file(dir + "/bin/captured.sh");
+  EXPECT_NE(script.find(" '--seeds' '3' '--out' '" + dir + "/slurm' --run-index"), std::string::npos) << script;
 }

@@ -57,6 +57,28 @@ seeds: [1, 2]
   EXPECT_EQ(sweep::run_arguments(spec, runs[2], 3, true).back(), "--resume");
 }
 
+TEST(Sweep, SeedsAndOutFromTheCommandLineReplaceTheFilesAndAreHandedOn) {
+  TempDir dir;
+  auto spec = sweep::load_spec(write_spec(dir, "experiment: copy\nconfigs: [a.yaml]\nseeds: [1, 2]\nout: x\n"), kExps);
+  sweep::override_spec(spec, {7, 9}, dir / "elsewhere", true);
+  const auto runs = sweep::expand(spec);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].id, "a-s7");
+  EXPECT_EQ(runs[1].id, "a-s9");
+  EXPECT_EQ(spec.out, dir / "elsewhere");
+  // What a Slurm array task is given, so that its run index names the same run.
+  EXPECT_EQ(spec.overrides, (std::vector<std::string>{"--seeds", "7,9", "--out", dir / "elsewhere"}));
+  // Nothing given: the file's values, nothing to hand on.
+  auto plain = sweep::load_spec(dir / "spec.yaml", kExps);
+  sweep::override_spec(plain, {}, "", false);
+  EXPECT_EQ(plain.seeds, (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(plain.out, "x");
+  EXPECT_TRUE(plain.overrides.empty());
+  EXPECT_NE(message_of([&] { sweep::override_spec(plain, {3, 3}, "", false); }).find("a seed twice"),
+            std::string::npos);
+  EXPECT_NE(message_of([&] { sweep::override_spec(plain, {}, "", true); }).find("--out is empty"), std::string::npos);
+}
+
 TEST(Sweep, SharedLastKeyPartsUseTheWholeKeyAndOddCharactersAreReplaced) {
   TempDir dir;
   const auto spec = sweep::load_spec(write_spec(dir, R"(experiment: copy
