@@ -333,7 +333,9 @@ int print_estimate(const Spec& spec, const std::vector<Run>& runs, const Estimat
     }
     if (e.measured_threads < opts.threads) fewer_threads.insert(fewer_threads.end(), ids.begin(), ids.end());
     if (!e.start_known) no_start.insert(no_start.end(), ids.begin(), ids.end());
-    if (slurm && limit && e.seconds > *limit) over_limit.insert(over_limit.end(), ids.begin(), ids.end());
+    // A Slurm task has its cores to itself: the limit is checked at a full core per run.
+    if (slurm && limit && e.seconds * share > *limit)
+      over_limit.insert(over_limit.end(), ids.begin(), ids.end());
   }
 
   if (!seconds.empty()) {
@@ -389,8 +391,9 @@ int print_estimate(const Spec& spec, const std::vector<Run>& runs, const Estimat
                "`seqbench sweep`): their estimates leave out process start and loading.\n",
                no_start.size(), no_start.size() == 1 ? "" : "s");
   if (!over_limit.empty())
-    fmt::print("Over the time limit {} (slurm.time / --time): {} run{} ({}); Slurm stops "
-               "them there, and running the sweep again continues them from their checkpoints.\n",
+    fmt::print("Over the time limit {} (slurm.time / --time), at a full core per run: {} run{} "
+               "({}); Slurm stops them there, and running the sweep again continues them from "
+               "their checkpoints.\n",
                spec.slurm.time, over_limit.size(), over_limit.size() == 1 ? "" : "s",
                join_ids(over_limit, 3));
   for (const auto& u : unresolved) fmt::print("No estimate: the config of {}\n", u);
@@ -499,13 +502,16 @@ int calibrate(const Spec& spec, const std::vector<Run>& runs, const EstimateOpti
       const int64_t longer = std::min(
           g.plan.updates,
           std::max(n + 1, int64_t(std::ceil(min_seconds * 1000 / std::max(now->train_ms, 1e-3)))));
-      if (std::optional<RunEstimate> again = measure_with(longer, "-long", false)) {
-        move_aside(cal, cal_run(""));
-        ms = gather(spec, opts.search, looked_in);
-        now = sweep::estimate_run(g.plan, opts.threads, ms);
-      } else if (!caught_signal()) {
-        fmt::print(stderr, "seqbench sweep: {}: the estimate keeps the {}-update measurement\n",
-                   g.label, n);
+      // Worth it only for at least twice the updates.
+      if (longer >= 2 * n) {
+        if (measure_with(longer, "-long", false)) {
+          move_aside(cal, cal_run(""));
+          ms = gather(spec, opts.search, looked_in);
+          now = sweep::estimate_run(g.plan, opts.threads, ms);
+        } else if (!caught_signal()) {
+          fmt::print(stderr, "seqbench sweep: {}: the estimate keeps the {}-update measurement\n",
+                     g.label, n);
+        }
       }
     }
     if (!now || !now->ok) continue;
