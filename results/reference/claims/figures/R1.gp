@@ -20,7 +20,7 @@ plot 'R1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#1f77b4', '' ind
 set title 'test perplexity, routing-only relative to random-only' noenhanced
 set xtics ('routing only' 1, 'random only' 2) noenhanced
 set xrange [0.4:2.6]
-set yrange [219.5246:228.4334]
+set yrange [219.4924:228.7876]
 set ylabel 'test perplexity' noenhanced
 plot 'R1.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#1f77b4', '' index 5 using 1:2 with lines lw 2 lc rgb '#d62728', 'R1.dat' index 6 using 1:2 with points pt 7 ps 1.3 lc rgb '#1f77b4', '' index 7 using 1:2 with lines lw 2 lc rgb '#d62728'
 unset multiplot
@@ -39,7 +39,7 @@ plot 'R1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#1f77b4', '' ind
 set title 'test perplexity, routing-only relative to random-only' noenhanced
 set xtics ('routing only' 1, 'random only' 2) noenhanced
 set xrange [0.4:2.6]
-set yrange [219.5246:228.4334]
+set yrange [219.4924:228.7876]
 set ylabel 'test perplexity' noenhanced
 plot 'R1.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#1f77b4', '' index 5 using 1:2 with lines lw 2 lc rgb '#d62728', 'R1.dat' index 6 using 1:2 with points pt 7 ps 1.3 lc rgb '#1f77b4', '' index 7 using 1:2 with lines lw 2 lc rgb '#d62728'
 unset multiplot
