@@ -50,13 +50,10 @@ GnuplotFigure distance_figure(const std::vector<DistanceCurve>& curves, const Pl
       "set title {} noenhanced\n"
       "set xlabel {}\n"
       "set ylabel {}\n"
-      "set logscale y\n"
-      "set format y '10^{{%L}}'\n"
-      "set grid xtics ytics\n"
-      "set key outside right top noenhanced\n"
+      "{}"
       "set xrange [0:{}]\n",
       gp_quote(source.title + " (" + when + ")"), gp_quote(source.xlabel),
-      gp_quote(source.symbol + "  (log scale)"), std::max<int64_t>(max_distance, 1));
+      gp_quote(source.symbol + "  (log scale)"), log_axis("y"), std::max<int64_t>(max_distance, 1));
   if (max_distance <= 12) out += "set xtics 1\n";  // whole distances on short sequences
   if (!zero_note.empty())
     out += fmt::format("set label {} at screen 0.01, screen 0.02 font ',9' noenhanced\n",
@@ -66,9 +63,10 @@ GnuplotFigure distance_figure(const std::vector<DistanceCurve>& curves, const Pl
   for (const auto& c : curves) {
     if (c.norm.size() == static_cast<size_t>(c.zeros)) continue;  // no block in the .dat
     const std::string title = same_step ? c.label : fmt::format("{} (step {})", c.label, c.step);
-    clauses.push_back(
-        fmt::format("{} index {} using 1:2 with linespoints lw 2 pt 7 ps 0.5 title {}",
-                    gp_quote(files.data), index++, gp_quote(title)));
+    clauses.push_back(fmt::format("{} index {} using 1:2 with linespoints {} {} ps 0.8 title {}",
+                                  gp_quote(files.data), index, series_style(index),
+                                  point_interval(c.norm.size()), gp_quote(title)));
+    ++index;
   }
   if (clauses.empty()) {
     // Nothing positive to draw: an empty, labelled frame rather than a gnuplot error.
@@ -84,9 +82,10 @@ GnuplotFigure distance_figure(const std::vector<DistanceCurve>& curves, const Pl
   return fig;
 }
 
-GnuplotFigure heatmap_figure(const HeatMap& map, const PlotFiles& files) {
+GnuplotFigure heatmap_figure(const HeatMap& map, const PlotFiles& files, const ColourRange& range) {
   GnuplotFigure fig = gradnorm_figure(files);
   std::string& out = fig.settings;
+  if (range.lo < range.hi) out += fmt::format("set cbrange [{}:{}]\n", num(range.lo), num(range.hi));
   const int64_t t_lo = map.ts.empty() ? 0 : map.ts.front();
   const int64_t t_hi = map.ts.empty() ? 0 : map.ts.back();
   const size_t rows = map.steps.size();
@@ -102,7 +101,7 @@ GnuplotFigure heatmap_figure(const HeatMap& map, const PlotFiles& files) {
       "set title {} noenhanced\n"
       "set xlabel 'time step t'\n"
       "set ylabel 'training step (updates)'\n"
-      "set cblabel 'log_{{10}} ‖∂L/∂h_t‖'\n"
+      "set cblabel 'log10 ‖∂L/∂h_t‖'\n"
       "set xrange [{}:{}]\n"
       "set yrange [{}:{}]\n"
       "set tics out nomirror\n"
@@ -209,8 +208,19 @@ std::string heatmap_dat(const HeatMap& map) {
   return out;
 }
 
-std::string heatmap_script(const HeatMap& map, const PlotFiles& files) {
-  return gnuplot_script(heatmap_figure(map, files));
+std::string heatmap_script(const HeatMap& map, const PlotFiles& files, const ColourRange& range) {
+  return gnuplot_script(heatmap_figure(map, files, range));
+}
+
+ColourRange shared_colour_range(const std::vector<HeatMap>& maps) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& m : maps)
+    for (double v : m.log10_norm)
+      if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  if (!(lo <= hi)) return {};
+  ColourRange r{std::floor(lo) + 0.0, std::ceil(hi) + 0.0};  // + 0.0: no "-0"
+  if (r.lo == r.hi) r.hi = r.lo + 1;
+  return r;
 }
 
 std::string file_slug(const std::string& label) {
@@ -256,14 +266,19 @@ GradnormReport write_gradnorm_report(std::vector<GradnormRun> runs,
   report.files.push_back(csv);
   add(distance_figure(curves, dist, opts.source), distance_dat(curves, opts.source));
 
+  // Heat maps are read side by side: one colour range for all, said in the caption.
+  std::vector<HeatMap> maps;
+  for (const auto& r : opts.source.heat_maps ? runs : std::vector<GradnormRun>{}) maps.push_back(heat_map(r));
+  const ColourRange range = shared_colour_range(maps);
+  if (maps.size() > 1 && range.lo < range.hi)
+    report.caption = fmt::format("the {} heat maps share one colour range: log10 ‖∂L/∂h_t‖ from {} to {}",
+                                 maps.size(), num(range.lo), num(range.hi));
   std::set<std::string> slugs;
-  for (const auto& r : opts.source.heat_maps ? runs : std::vector<GradnormRun>{}) {
-    std::string slug = file_slug(r.label);
-    for (int k = 2; !slugs.insert(slug).second; ++k)
-      slug = fmt::format("{}-{}", file_slug(r.label), k);
+  for (const auto& map : maps) {
+    std::string slug = file_slug(map.label);
+    for (int k = 2; !slugs.insert(slug).second; ++k) slug = fmt::format("{}-{}", file_slug(map.label), k);
     const std::string base = prefix + "_heatmap_" + slug;
-    const HeatMap map = heat_map(r);
-    add(heatmap_figure(map, {base + ".dat", base + ".png"}), heatmap_dat(map));
+    add(heatmap_figure(map, {base + ".dat", base + ".png"}, range), heatmap_dat(map));
   }
 
   if (!find_program(opts.gnuplot)) {
