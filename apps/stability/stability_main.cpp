@@ -221,12 +221,13 @@ Outcome run_weights(const StabilityConfig& c, train::RunFiles& files,
 
   // One curve per k; zero gaps (step 0, and k >= T) cannot go on the log axis.
   std::string curves;
+  const size_t per_k = rows.size() / std::max<size_t>(wc.ks.size(), 1);  // the points of one curve
   for (size_t i = 0; i < wc.ks.size(); ++i)
     curves += fmt::format(
         "{}'weight_gap.csv' skip 1 using 2:($1 == {} ? {} : 1/0) with linespoints {} {} "
         "title 'k = {}{}'",
         i ? ", \\\n     " : "", wc.ks[i], any_positive ? "($3 > 0 ? $3 : 1/0)" : "$3",
-        report::series_style(int(i)), report::point_interval(size_t(wc.steps)), wc.ks[i],
+        report::series_style(int(i)), report::point_interval(per_k), wc.ks[i],
         wc.ks[i] >= wc.T ? " (≥ T: gap 0)" : "");
   const std::string settings = fmt::format(
       "{}"

@@ -60,32 +60,6 @@ std::vector<std::string> figure_runs(const std::string& dir, const std::string& 
   return out;
 }
 
-// Curves that share a label (one model at two T, say) are named by the config keys where
-// their runs differ: "lstm T=200" rather than "lstm #2".
-void name_apart(std::vector<GradnormRun>& runs, const std::vector<std::string>& dirs) {
-  std::vector<std::map<std::string, std::string>> cfg;
-  for (const auto& d : dirs) {
-    const std::string path = d + "/config.yaml";
-    cfg.push_back(core::file_exists(path) ? flat_config(core::read_file(path), path)
-                                          : std::map<std::string, std::string>{});
-  }
-  std::vector<std::string> names(runs.size());
-  for (size_t i = 0; i < runs.size(); ++i) {
-    std::set<std::string> keys;
-    for (size_t j = 0; j < runs.size(); ++j) {
-      if (j == i || runs[j].label != runs[i].label) continue;
-      for (const auto& [k, v] : cfg[i])
-        if (!ignored_config_key(k) && (!cfg[j].count(k) || cfg[j].at(k) != v)) keys.insert(k);
-    }
-    names[i] = runs[i].label;
-    for (const auto& k : keys) {
-      const size_t dot = k.rfind('.');
-      names[i] += fmt::format(" {}={}", dot == std::string::npos ? k : k.substr(dot + 1), cfg[i].at(k));
-    }
-  }
-  for (size_t i = 0; i < runs.size(); ++i) runs[i].label = names[i];
-}
-
 void collect_pictures(PaperFigure& fig, const std::vector<std::string>& files) {
   for (const auto& f : files) {
     if (f.size() > 4 && f.compare(f.size() - 4, 4, ".png") == 0) fig.pngs.push_back(f);
@@ -591,11 +565,16 @@ PaperFigure build_paper_figure(const PaperSpec& paper, const FigureSpec& f,
       GradnormReportOptions g;
       if (f.kind == "input_gradnorm") g.source = GradnormSource::input_gradients();
       g.source.heat_maps = f.kind == "gradnorm_heatmap";
-      const std::vector<std::string> run_dirs = figure_runs(exp_dir, g.source.file);
+      // A heat map per config (its lowest seed); a distance curve per config with its seeds as a band.
+      std::vector<std::string> run_dirs;
+      if (g.source.heat_maps)
+        run_dirs = figure_runs(exp_dir, g.source.file);
+      else
+        for (const auto& group : run_groups(exp_dir, g.source.file))
+          run_dirs.insert(run_dirs.end(), group.begin(), group.end());
       if (!run_dirs.empty()) {
         std::vector<GradnormRun> runs;
         for (const auto& r : run_dirs) runs.push_back(load_gradnorm_run(r, g.source));
-        name_apart(runs, run_dirs);
         g.out_dir = sub;
         g.gnuplot = opts.gnuplot;
         const GradnormReport result = write_gradnorm_report(std::move(runs), g);

@@ -31,8 +31,9 @@ struct PlotFiles {
 
 // gradnorm_distance.csv: label,step,distance,norm for every point, zeros included.
 std::string distance_csv(const std::vector<DistanceCurve>& curves);
-// gnuplot data: one block per curve (gnuplot `index i`), columns "distance norm", zero
-// norms left out with a comment line giving their count.
+// gnuplot data: one block per label and probe step (gnuplot `index i`), columns
+// "distance mean lo hi n" over the curves sharing them (bands.hpp), zero norms left out
+// with a comment line giving their count.
 std::string distance_dat(const std::vector<DistanceCurve>& curves,
                          const GradnormSource& source = {});
 // The gnuplot script drawing every curve with at least one nonzero norm on a log axis,
@@ -74,7 +75,8 @@ struct GradnormReport {
 
 // Writes gradnorm_distance.{csv,dat,gp,png,svg} and gradnorm_heatmap_<slug>.{dat,gp,png,svg}
 // per run into opts.out_dir (data and scripts atomically), then renders the pictures when
-// opts.gnuplot is found; labels are made unique first. The heat maps share one colour
+// opts.gnuplot is found. Runs sharing a label (after name_apart) are one series of the
+// distance figure, their mean with a band; heat maps get labels made unique (" #2"). The heat maps share one colour
 // range (shared_colour_range), which the report's caption gives. A script gnuplot rejects throws.
 GradnormReport write_gradnorm_report(std::vector<GradnormRun> runs,
                                      const GradnormReportOptions& opts);
