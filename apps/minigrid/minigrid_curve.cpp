@@ -24,12 +24,11 @@ std::string write_learning_curve(const std::string& dir, const std::string& labe
       "set xlabel 'frames'\n"
       "set ylabel 'mean return (last episodes)'\n"
       "set yrange [0:1]\n"
-      "set grid\n"
       "set format x '%.1s%c'\n"
-      "set key bottom right\n",
+      "unset key\n",  // one series, named in the title
       report::gp_quote(label + " on " + env));
-  fig.plot = fmt::format("plot 'learning_curve.dat' using 1:2 with lines lw 2 title {} noenhanced\n",
-                         report::gp_quote(label));
+  fig.plot = fmt::format("plot 'learning_curve.dat' using 1:2 with lines {} title {}\n",
+                         report::series_style(0), report::gp_quote(label));
   fig.width = 800;
   fig.height = 500;
   fig.svg = false;

@@ -28,6 +28,7 @@ struct Command {
 const Command kCommands[] = {
     {"report", seqbench::apps::report_main,
      "tables and figures from runs: `report <experiment>`, `report gradnorm RUN_DIR...`, "
+     "`report curves RUN_OR_SWEEP_DIR...`, "
      "`report attention approx|jsd RUN_DIR` (docs/report.md)"},
     {"compare", seqbench::apps::compare_main,
      "one row per model from a runs.csv: `compare results/copy/runs.csv`"},

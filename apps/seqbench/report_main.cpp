@@ -19,6 +19,7 @@
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "report/compare.hpp"
+#include "report/curves.hpp"
 #include "report/run_configs.hpp"
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
@@ -65,7 +66,24 @@ int gradnorm_command(const std::vector<std::string>& paths, const std::string& o
   for (const auto& file : result.files)
     if (file.size() > 4 && file.compare(file.size() - 4, 4, ".png") == 0)
       fmt::print("  {}\n", file);
+  if (!result.caption.empty()) fmt::print("  ({})\n", result.caption);
   if (!result.rendered) fmt::print(stderr, "seqbench report: {}\n", result.skipped);
+  return core::kExitOk;
+}
+
+// Learning curves: one figure per run or experiment directory, written beside it.
+int curves_command(const std::vector<std::string>& paths) {
+  std::vector<report::CurveTarget> targets;
+  for (const auto& p : paths)  // every path checked before anything is drawn
+    for (auto& t : report::curve_targets(p)) targets.push_back(std::move(t));
+  for (const auto& t : targets) {
+    const report::DrawnFigure d = report::draw_curves(t.dir, t.title, t.groups);
+    if (d.status.drawn())
+      fmt::print("seqbench report curves: {} ({} config{})\n", d.files.png, t.groups.size(),
+                 t.groups.size() == 1 ? "" : "s");
+    else
+      fmt::print(stderr, "seqbench report curves: no PNG ({}); data and script in {}\n", d.status.message, t.dir);
+  }
   return core::kExitOk;
 }
 
@@ -124,6 +142,17 @@ int report_main(int argc, char** argv) {
     gradnorm->add_flag("--input", input,
                        "draw inputgrad.csv instead: ||dl_{t+i}/dx_t|| of a trained model against "
                        "distance i (`seqbench char_ptb --probe-input-grad`), no heat maps");
+    CLI::App* curves = app.add_subcommand(
+        "curves",
+        "learning curves from metrics.csv: loss and the task's metric against updates, train and "
+        "validation; a run gets RUN/curves.png, an experiment or sweep directory one panel row per "
+        "config with seeds as mean ± band (see docs/report.md)");
+    std::vector<std::string> curve_paths;
+    curves
+        ->add_option("RUN_OR_SWEEP_DIR", curve_paths,
+                     "run directories (results/<experiment>/<run-id>), experiment directories (holding "
+                     "runs.csv) or sweep directories (holding experiment directories)")
+        ->required();
     std::string runs_csv, format = "md", table_out;
     struct TableCommand {
       CLI::App* sub;
@@ -198,6 +227,7 @@ int report_main(int argc, char** argv) {
         ->capture_default_str();
     if (!config::parse_cli(app, argc, argv)) return static_cast<int>(core::kExitOk);
     if (paper_cmd.parsed()) return paper_command(paper_cmd);
+    if (curves->parsed()) return curves_command(curve_paths);
     if (swap->parsed()) return attention_swap_command(swap_opts, load_trained_run);
     if (approx->parsed()) return attention_approx_command(approx_opts, load_trained_run);
     if (jsd->parsed()) return attention_jsd_command(jsd_opts, load_trained_run);

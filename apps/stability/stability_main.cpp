@@ -167,20 +167,17 @@ Outcome run_truncation(const StabilityConfig& c, train::RunFiles& files,
   for (const auto& r : rows)
     if (r.bound > 0) gamma = std::max(gamma, r.gap / r.bound);
   if (!(gamma > 0)) gamma = 1;
-  const std::string settings = fmt::format(
-      "set logscale y\n"
-      "set format y '10^{{%L}}'\n"
-      "set key top right\n"
+  const std::string settings = report::log_axis("y") + fmt::format(
       "set xlabel 'truncation length k'\n"
       "set ylabel '‖∇_θ p_T − ∇_θ p_T^k‖'\n"
       "set title 'Gradient gap, recurrent vs k-truncated, λ = {} "
       "(T = {}, H = {}, {} instances)' noenhanced\n",
       c.lambda, tc.T, tc.hidden, tc.instances);
   const std::string plot = fmt::format(
-      "plot 'truncation.csv' skip 1 using 1:($2 > 0 ? $2 : 1/0) with linespoints pt 7 ps 0.6 "
+      "plot 'truncation.csv' skip 1 using 1:($2 > 0 ? $2 : 1/0) with linespoints {} {} "
       "title 'gradient gap', \\\n"
-      "     '' skip 1 using 1:({} * $3) with lines dt 2 lw 2 title 'γ k λ^k, γ = {:.3g}'\n",
-      gamma, gamma);
+      "     '' skip 1 using 1:({} * $3) with lines {} title 'γ k λ^k, γ = {:.3g}'\n",
+      report::series_style(0), report::point_interval(rows.size()), gamma, report::series_style(1), gamma);
   const std::string drawn = draw(files, "truncation", settings, plot);
   if (!drawn.empty()) o.note += (o.note.empty() ? "" : "; ") + drawn;
   return o;
@@ -224,20 +221,21 @@ Outcome run_weights(const StabilityConfig& c, train::RunFiles& files,
 
   // One curve per k; zero gaps (step 0, and k >= T) cannot go on the log axis.
   std::string curves;
+  const size_t per_k = rows.size() / std::max<size_t>(wc.ks.size(), 1);  // the points of one curve
   for (size_t i = 0; i < wc.ks.size(); ++i)
     curves += fmt::format(
-        "{}'weight_gap.csv' skip 1 using 2:($1 == {} ? {} : 1/0) with linespoints pt 7 ps 0.5 "
+        "{}'weight_gap.csv' skip 1 using 2:($1 == {} ? {} : 1/0) with linespoints {} {} "
         "title 'k = {}{}'",
-        i ? ", \\\n     " : "", wc.ks[i], any_positive ? "($3 > 0 ? $3 : 1/0)" : "$3", wc.ks[i],
+        i ? ", \\\n     " : "", wc.ks[i], any_positive ? "($3 > 0 ? $3 : 1/0)" : "$3",
+        report::series_style(int(i)), report::point_interval(per_k), wc.ks[i],
         wc.ks[i] >= wc.T ? " (≥ T: gap 0)" : "");
   const std::string settings = fmt::format(
       "{}"
-      "set key outside right\n"
       "set xlabel 'gradient step t (step size α / t)'\n"
-      "set ylabel '‖θ_{{recurrent}} − θ_{{truncated}}‖_2'\n"
+      "set ylabel '‖θ_recurrent − θ_truncated‖₂'\n"
       "set title 'Weight gap under projected GD, λ = {} (T = {}, α = {})' "
       "noenhanced\n",
-      any_positive ? "set logscale y\nset format y '10^{%L}'\n" : "", c.lambda, wc.T, wc.alpha);
+      any_positive ? report::log_axis("y") : "", c.lambda, wc.T, wc.alpha);
   const std::string drawn = draw(files, "weight_gap", settings, "plot " + curves + "\n");
   if (!drawn.empty()) o.note += (o.note.empty() ? "" : "; ") + drawn;
   return o;

@@ -151,15 +151,15 @@ report::GnuplotFigure approx_figure(const ApproxOptions& opts, const std::string
   fig.written_by = "seqbench report attention approx";
   fig.settings = fmt::format(
       "set title {} noenhanced\n"
-      "set logscale x 2; set grid; set key top right\n"
+      "set logscale x 2\n"
       "set xlabel 'window w (each query sees at most 2w keys)'\n"
-      "set ylabel '||o - o_{{full}}|| / ||o_{{full}}||'\n"
+      "set ylabel '‖o − o_full‖ / ‖o_full‖'\n"
       "set yrange [0:*]\n",
       report::gp_quote(title));
   fig.plot = "plot ";
   for (size_t i = 0; i < opts.kinds.size(); ++i)
-    fig.plot += fmt::format("{}'attention_approx.dat' index {} using 1:2 with linespoints title {}",
-                            i ? ", " : "", i, report::gp_quote(opts.kinds[i]));
+    fig.plot += fmt::format("{}'attention_approx.dat' index {} using 1:2 with linespoints {} title {}",
+                            i ? ", " : "", i, report::series_style(int(i)), report::gp_quote(opts.kinds[i]));
   fig.width = 800;
   fig.height = 560;
   fig.svg = false;

@@ -801,9 +801,9 @@ std::string draw_samples(const ClaimResult& r, const std::string& out_dir) {
       }
       dat += fmt::format("\n\n{} {}\n{} {}\n\n\n", double(gi + 1) - 0.25, mean(*v) * test.scale,
                          double(gi + 1) + 0.25, mean(*v) * test.scale);
-      plots += fmt::format("{}'{}.dat' index {} using 1:2 with points pt 7 ps 1.3 lc rgb '#1f77b4', "
-                           "'' index {} using 1:2 with lines lw 2 lc rgb '#d62728'",
-                           gi ? ", " : "", r.claim->id, block, block + 1);
+      plots += fmt::format("{}'{}.dat' index {} using 1:2 with points pt 7 ps 1.3 lc rgb '{}', "
+                           "'' index {} using 1:2 with lines lw 2 dt 1 lc rgb '{}'",
+                           gi ? ", " : "", r.claim->id, block, palette_colour(0), block + 1, palette_colour(1));
       block += 2;
     }
     std::string lines;

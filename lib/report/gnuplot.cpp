@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -36,7 +37,75 @@ std::string last_line(const std::string& output) {
   return last;
 }
 
+constexpr const char* kPalette[kPaletteSize] = {
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",  // Okabe & Ito
+    "#000000", "#882255", "#999933", "#332288", "#661100", "#888888",  // black, Tol's darker
+};
+
 }  // namespace
+
+std::string house_style() {
+  std::string colours;
+  for (const char* c : kPalette) colours += std::string(colours.empty() ? "" : " ") + c;
+  return fmt::format(
+      "# The house style (\"Figure style\" in the report docs): literal text, one number\n"
+      "# format, the key outside, linetypes 1..60 = {0} colour-blind-safe colours x {1} dashes.\n"
+      "set grid xtics ytics lc rgb '#d0d0d0' lw 1 dt 1\n"
+      "set border lw 1 lc rgb '#404040'\n"
+      "set tics out nomirror\n"
+      "set format x '%g'\nset format y '%g'\nset format cb '%g'\n"
+      "set key outside right top vertical Left reverse samplen 4 spacing 1.2 noenhanced\n"
+      "set style fill transparent solid 0.2 noborder\n"
+      "house_colours = '{2}'\n"
+      "house_points = '7 5 9 13 11 15 4'\n"
+      "do for [i = 1:60] {{\n"
+      "  set linetype i lc rgb word(house_colours, (i - 1) % {0} + 1) dt 1 + (i - 1) % {1} \\\n"
+      "      pt 0 + word(house_points, 1 + (i - 1) % 7) lw 2 ps 1\n"
+      "}}\n"
+      "set linetype cycle 60\n",
+      kPaletteSize, kDashTypes, colours);
+}
+
+const char* palette_colour(int i) { return kPalette[((i % kPaletteSize) + kPaletteSize) % kPaletteSize]; }
+
+std::string series_style(int i) { return fmt::format("lt {}", i % 60 + 1); }
+
+std::string band_style(int i) {
+  return fmt::format("fc rgb '{}' fs transparent solid 0.2 noborder", palette_colour(i));
+}
+
+std::string point_interval(size_t points) { return fmt::format("pi {}", std::max<size_t>(1, (points + 11) / 12)); }
+
+std::string log_axis(const std::string& axis) {
+  return fmt::format("set logscale {0}\nset format {0} '1e%L'\n", axis);
+}
+
+int key_width_px(const std::vector<std::string>& titles) {
+  size_t longest = 0;
+  for (const auto& t : titles) longest = std::max(longest, t.size());
+  return 90 + 8 * int(longest);
+}
+
+std::string Panels::begin(const std::string& figure_title) const {
+  return fmt::format("set multiplot title {}\n", gp_quote(figure_title));
+}
+
+std::string Panels::panel(int k) const {
+  const double w = (1 - key) / cols, h = (1 - title) / rows;
+  return fmt::format("set origin {:.4f}, {:.4f}\nset size {:.4f}, {:.4f}\nunset key\n", (k % cols) * w,
+                     (rows - 1 - k / cols) * h, w, h);
+}
+
+std::string Panels::end(const std::string& entries) const {
+  return fmt::format(
+      "# The one key, alone in the strip at the right.\n"
+      "set origin {:.4f}, 0\nset size {:.4f}, {:.4f}\n"
+      "unset border\nunset tics\nunset grid\nunset xlabel\nunset ylabel\nunset title\n"
+      "unset logscale\nunset colorbox\nset xrange [0:1]\nset yrange [0:1]\nset margins 0, 0, 0, 0\n"
+      "set key inside left top vertical Left reverse samplen 4 spacing 1.2 noenhanced\n"
+      "plot {}\nunset multiplot\n",
+      1 - key, key, 1 - title, entries);
+}
 
 std::string gp_quote(const std::string& s) {
   std::string out = "'";
@@ -54,18 +123,18 @@ std::string gnuplot_script(const GnuplotFigure& fig) {
       "#   gnuplot {1}.gp\n"
       "set encoding utf8\n"
       "if (strstrt(' '.GPVAL_TERMINALS.' ', ' pngcairo ') > 0) {{\n"
-      "  set terminal pngcairo size {2},{3} enhanced font 'Sans,11'\n"
+      "  set terminal pngcairo size {2},{3} noenhanced font 'Sans,11'\n"
       "}} else {{\n"
-      "  set terminal png size {2},{3} enhanced\n"
+      "  set terminal png size {2},{3} noenhanced\n"
       "}}\n"
       "set output {4}\n",
       fig.written_by, fig.stem, fig.width, fig.height, gp_quote(fig.stem + ".png"));
   const std::string plot = with_line_end(fig.plot);
-  out += with_line_end(fig.settings) + plot + "set output\n";
+  out += house_style() + with_line_end(fig.settings) + plot + "set output\n";
   if (fig.svg)
     out += fmt::format(
         "\n# The same figure as SVG.\n"
-        "set terminal svg size {},{} enhanced font 'Sans,11'\n"
+        "set terminal svg size {},{} noenhanced font 'Sans,11'\n"
         "set output {}\n"
         "{}"
         "set output\n",

@@ -13,6 +13,8 @@
 
 #include "core/check.hpp"
 #include "core/fs.hpp"
+#include "report/compare.hpp"
+#include "report/run_configs.hpp"
 
 namespace seqbench::report {
 namespace {
@@ -214,6 +216,31 @@ std::vector<std::string> unique_labels(const std::vector<std::string>& labels) {
   }
   return out;
 }
+
+void name_apart(std::vector<GradnormRun>& runs) {
+  std::vector<std::map<std::string, std::string>> cfg;
+  for (const auto& r : runs) {
+    const std::string path = (std::filesystem::path(r.source).parent_path() / "config.yaml").string();
+    cfg.push_back(core::file_exists(path) ? flat_config(core::read_file(path), path)
+                                          : std::map<std::string, std::string>{});
+  }
+  std::vector<std::string> names(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    std::set<std::string> keys;
+    for (size_t j = 0; j < runs.size(); ++j) {
+      if (j == i || runs[j].label != runs[i].label) continue;
+      for (const auto& [k, v] : cfg[i])
+        if (!ignored_config_key(k) && (!cfg[j].count(k) || cfg[j].at(k) != v)) keys.insert(k);
+    }
+    names[i] = runs[i].label;
+    for (const auto& k : keys) {
+      const size_t dot = k.rfind('.');
+      names[i] += fmt::format(" {}={}", dot == std::string::npos ? k : k.substr(dot + 1), cfg[i].at(k));
+    }
+  }
+  for (size_t i = 0; i < runs.size(); ++i) runs[i].label = names[i];
+}
+
 
 std::vector<std::string> expand_run_dirs(const std::vector<std::string>& paths,
                                          const std::string& file) {

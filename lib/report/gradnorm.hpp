@@ -3,7 +3,7 @@
 // and grouped by probe step, its label, one probe as a curve against distance, all
 // probes as a heat map over (time step, training step).
 //
-// Everything here but run_label, load_gradnorm_run and expand_run_dirs (which read run
+// Everything here but run_label, load_gradnorm_run, name_apart and expand_run_dirs (which read run
 // directories) is pure: tables in, values out.
 #pragma once
 
@@ -92,6 +92,12 @@ HeatMap heat_map(const GradnormRun& run);
 
 // Labels made unique by appending " #2", " #3", ... to repeats, in order.
 std::vector<std::string> unique_labels(const std::vector<std::string>& labels);
+
+// Runs that share a label but not their config (one model at two T, say) get the config
+// keys where they differ added to it: "lstm T=200", so that only runs equal but for the
+// seed share a label (and a figure's series). Reads the config.yaml beside each run's
+// source file; a run without one keeps its label.
+void name_apart(std::vector<GradnormRun>& runs);
 
 // Run directories from command-line paths: a directory holding `file` is a run; one
 // that does not (an experiment's directory, e.g. results/copy) stands for its

@@ -4,14 +4,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
 #include <utility>
 
+#include "core/check.hpp"
 #include "core/fs.hpp"
+#include "report/bands.hpp"
 #include "report/compare.hpp"
+#include "report/curves.hpp"
 #include "report/csv.hpp"
 #include "report/gnuplot.hpp"
 #include "report/paper_sources.hpp"
@@ -22,54 +26,38 @@ namespace seqbench::report {
 
 namespace {
 
-// The run directories of <dir>/<experiment> holding `file`, one seed only (the lowest), so
-// that a figure shows one curve per model rather than one per seed.
-std::vector<std::string> figure_runs(const std::string& dir, const std::string& file) {
+// The run directories of <dir>/<experiment> holding `file`, grouped by config (runs
+// equal but for the seed), each group in ascending seed, the groups by their first run.
+std::vector<std::vector<std::string>> run_groups(const std::string& dir, const std::string& file) {
   const std::string runs_csv = dir + "/runs.csv";
   if (!core::file_exists(runs_csv)) return {};
   const CsvTable runs = read_csv(runs_csv);
   const RunConfigs configs = read_run_configs(runs);
-  std::map<std::string, std::pair<long, std::string>> best;  // signature -> (seed, dir)
+  std::map<std::string, std::map<std::pair<long, std::string>, std::string>> by_sig;  // sig -> (seed, id) -> dir
   for (size_t r = 0; r < runs.rows.size(); ++r) {
-    const std::string run = dir + "/" + runs.rows[r][size_t(runs.col("run_id"))];
+    const std::string id = runs.rows[r][size_t(runs.col("run_id"))];
+    const std::string run = dir + "/" + id;
     if (!core::file_exists(run + "/" + file)) continue;
     auto seed_it = configs[r].find("train.seed");
     if (seed_it == configs[r].end()) seed_it = configs[r].find("seed");
     const long seed = seed_it == configs[r].end() ? 0 : std::atol(seed_it->second.c_str());
-    const std::string sig = config_signature(configs[r]);
-    auto it = best.find(sig);
-    if (it == best.end() || seed < it->second.first) best[sig] = {seed, run};
+    by_sig[config_signature(configs[r])][{seed, id}] = run;
   }
-  std::vector<std::string> out;
-  for (const auto& [sig, v] : best) out.push_back(v.second);
+  std::vector<std::vector<std::string>> out;
+  for (const auto& [sig, seeds] : by_sig) {
+    out.emplace_back();
+    for (const auto& [key, run] : seeds) out.back().push_back(run);
+  }
   std::sort(out.begin(), out.end());
   return out;
 }
 
-// Curves that share a label (one model at two T, say) are named by the config keys where
-// their runs differ: "lstm T=200" rather than "lstm #2".
-void name_apart(std::vector<GradnormRun>& runs, const std::vector<std::string>& dirs) {
-  std::vector<std::map<std::string, std::string>> cfg;
-  for (const auto& d : dirs) {
-    const std::string path = d + "/config.yaml";
-    cfg.push_back(core::file_exists(path) ? flat_config(core::read_file(path), path)
-                                          : std::map<std::string, std::string>{});
-  }
-  std::vector<std::string> names(runs.size());
-  for (size_t i = 0; i < runs.size(); ++i) {
-    std::set<std::string> keys;
-    for (size_t j = 0; j < runs.size(); ++j) {
-      if (j == i || runs[j].label != runs[i].label) continue;
-      for (const auto& [k, v] : cfg[i])
-        if (!ignored_config_key(k) && (!cfg[j].count(k) || cfg[j].at(k) != v)) keys.insert(k);
-    }
-    names[i] = runs[i].label;
-    for (const auto& k : keys) {
-      const size_t dot = k.rfind('.');
-      names[i] += fmt::format(" {}={}", dot == std::string::npos ? k : k.substr(dot + 1), cfg[i].at(k));
-    }
-  }
-  for (size_t i = 0; i < runs.size(); ++i) runs[i].label = names[i];
+// One run per config, the lowest seed: a figure that cannot average its runs (a heat map).
+std::vector<std::string> figure_runs(const std::string& dir, const std::string& file) {
+  std::vector<std::string> out;
+  for (const auto& g : run_groups(dir, file)) out.push_back(g.front());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 void collect_pictures(PaperFigure& fig, const std::vector<std::string>& files) {
@@ -118,64 +106,151 @@ bool memory_figure(PaperFigure& fig, const std::string& csv, const std::string& 
     dat += "# " + label + ": T held_mb peak_rss_mb\n";
     for (const auto& [T, mb] : points) dat += fmt::format("{} {} {}\n", T, mb.first, mb.second);
     dat += "\n\n";
-    plot += fmt::format("{}'memory.dat' index {} using 1:2 with linespoints title {}", index ? ", " : "",
-                        index, gp_quote(label));
+    plot += fmt::format("{}'memory.dat' index {} using 1:2 with linespoints {} {} title {}", index ? ", " : "",
+                        index, series_style(index), point_interval(points.size()), gp_quote(label));
     ++index;
   }
   render(fig, dir, "memory", dat,
          "set title 'Memory held for backward against T (one training step)'\n"
-         "set xlabel 'T'\nset ylabel 'MB held (activations, attention buffers)'\n"
-         "set logscale y\nset grid\nset key top left\n",
+         "set xlabel 'T'\nset ylabel 'MB held (activations, attention buffers)'\n" +
+             log_axis("y"),
          "plot " + plot, 900, 560, gnuplot);
   fig.files.push_back(csv);
   return true;
 }
 
-// Gradient gap against k: truncation.csv (k, gap, bound_k_lambda_k) of each stability run.
-bool truncation_figure(PaperFigure& fig, const std::string& exp_dir, const std::string& dir,
-                       const std::string& gnuplot) {
-  const std::vector<std::string> runs = figure_runs(exp_dir, "truncation.csv");
-  if (runs.empty()) return false;
-  std::string dat, plot;
-  int index = 0;
-  for (const auto& run : runs) {
-    const CsvTable t = read_csv(run + "/truncation.csv");
-    std::string label = run_label(run);
-    const std::string cfg_path = run + "/config.yaml";
-    if (core::file_exists(cfg_path)) {
-      const auto cfg = flat_config(core::read_file(cfg_path), cfg_path);
-      for (const char* key : {"lambda", "analysis.lambda", "truncation.lambda"})
-        if (cfg.count(key)) label = "λ = " + cfg.at(key);
-    }
-    dat += "# " + label + ": k gap bound\n";
-    for (size_t r = 0; r < t.rows.size(); ++r) {
-      const double gap = t.number(r, "gap");
-      if (gap > 0) dat += fmt::format("{} {} {}\n", t.number(r, "k"), gap, t.number(r, t.columns.back()));
-    }
-    dat += "\n\n";
-    plot += fmt::format("{}'truncation.dat' index {} using 1:2 with linespoints title {}", index ? ", " : "",
-                        index, gp_quote(label));
-    ++index;
+// The λ of a stability run, from its config.yaml ("" when it has none).
+std::string lambda_of(const std::string& run) {
+  const std::string path = run + "/config.yaml";
+  if (!core::file_exists(path)) return "";
+  const auto cfg = flat_config(core::read_file(path), path);
+  for (const char* key : {"lambda", "analysis.lambda", "truncation.lambda"})
+    if (cfg.count(key)) return cfg.at(key);
+  return "";
+}
+
+// Miller & Hardt's Figure 1 from the stability runs, one series per λ with its seeds as
+// mean ± band, on a log axis against k:
+//   (a) truncation.csv (k, gap, bound_k_lambda_k): the gradient gap, with the bound
+//       γ k λ^k of Lemma 2 beside each series (γ the smallest that puts it above every
+//       mean), dotted in the series' colour;
+//   (b) weight_gap.csv (k, step, gap): the weight gap after the last step.
+bool stability_figure(PaperFigure& fig, const std::string& kind, const std::string& exp_dir,
+                      const std::string& dir, const std::string& gnuplot) {
+  const bool truncation = kind == "truncation";
+  const std::string file = truncation ? "truncation.csv" : "weight_gap.csv";
+  const std::vector<std::vector<std::string>> groups = run_groups(exp_dir, file);
+  if (groups.empty()) return false;
+  std::vector<std::string> labels;
+  for (const auto& g : groups) {
+    const std::string lambda = lambda_of(g.front());
+    labels.push_back(lambda.empty() ? run_label(g.front()) : "λ = " + lambda);
   }
-  render(fig, dir, "truncation", dat,
-         "set title 'Gradient gap between the recurrent and the k-truncated model'\n"
-         "set xlabel 'k'\nset ylabel '‖∇_w p_T − ∇_w p_T^k‖'\nset logscale y\nset grid\n",
-         "plot " + plot, 900, 560, gnuplot);
+  labels = unique_labels(labels);
+  std::string dat, plot, caption;
+  int index = 0;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    std::vector<Samples> seeds;
+    std::map<double, double> bound;  // k -> k λ^k
+    for (const auto& run : groups[i]) {
+      const CsvTable t = read_csv(run + "/" + file);
+      double last = -INFINITY;
+      if (!truncation)
+        for (size_t r = 0; r < t.rows.size(); ++r) last = std::max(last, t.number(r, "step"));
+      Samples s;
+      for (size_t r = 0; r < t.rows.size(); ++r) {
+        if (!truncation && t.number(r, "step") != last) continue;
+        const double gap = t.number(r, "gap");
+        if (gap > 0) s.push_back({t.number(r, "k"), gap});  // a zero gap has no place on a log axis
+        if (truncation) bound[t.number(r, "k")] = t.number(r, "bound_k_lambda_k");
+      }
+      seeds.push_back(s);
+    }
+    const std::vector<BandPoint> points = mean_band(seeds);
+    if (points.empty()) continue;
+    caption = band_caption(points);
+    dat += band_block(labels[i], points);
+    plot += (plot.empty() ? "" : ", ") +
+            band_plot(kind + ".dat", index++, int(i), labels[i], points);
+    // γ from the gaps above rounding noise (1e-12 of the largest): a gap that has hit
+    // the floor of double precision is no longer bounded by anything that decays.
+    double gamma = 0, floor = INFINITY, top = 0;
+    for (const auto& p : points) top = std::max(top, p.mean);
+    for (const auto& p : points) {
+      if (p.mean < 1e-12 * top) continue;
+      if (bound.count(p.x) && bound[p.x] > 0) gamma = std::max(gamma, p.mean / bound[p.x]);
+      floor = std::min(floor, p.mean);
+    }
+    if (!(gamma > 0)) continue;
+    dat += fmt::format("# {}: k, {:.3g} k λ^k (down to a tenth of the smallest gap)\n", labels[i], gamma);
+    for (const auto& [k, b] : bound)
+      if (gamma * b >= floor / 10) dat += fmt::format("{} {}\n", k, gamma * b);
+    dat += "\n\n";
+    plot += fmt::format(", '{}.dat' index {} using 1:2 with lines lc rgb '{}' dt (2,4) lw 1.5 title {}", kind,
+                        index++, palette_colour(int(i)), gp_quote(fmt::format("γ k λ^k, {}", labels[i])));
+  }
+  if (plot.empty()) return false;
+  const std::string settings =
+      truncation ? "set title 'Gradient gap between the recurrent and the k-truncated model'\n"
+                   "set xlabel 'truncation length k'\nset ylabel '‖∇_w p_T − ∇_w p_T^k‖'\n"
+                 : "set title 'Weight gap after projected gradient descent, recurrent vs k-truncated'\n"
+                   "set xlabel 'truncation length k'\nset ylabel '‖w_recurrent − w_truncated‖ (last step)'\n";
+  render(fig, dir, kind, dat, settings + log_axis("y"), "plot " + plot, 960, 560, gnuplot);
+  fig.note = caption + " per λ" + (truncation ? "; dotted: the bound γ k λ^k (Lemma 2), γ fitted above each mean" : "");
   return true;
 }
 
-// The attention-scaling figure of `make bench`, copied and drawn once more as SVG.
+// The attention-scaling figure of `make bench`, redrawn in the house style from its data
+// (attention_scaling.dat: one block per implementation, "# impl: n ms mem_mb"), with the
+// n^1.5 and n^2 guides through the implementations' mean time at the smallest n.
 bool attention_figure(PaperFigure& fig, const std::string& bench_dir, const std::string& dir,
                       const std::string& gnuplot) {
-  const std::string gp = bench_dir + "/attention_scaling.gp", dat = bench_dir + "/attention_scaling.dat";
-  if (!core::file_exists(gp) || !core::file_exists(dat)) return false;
-  // Its script starts with its terminal and output lines; the rest (a multiplot) draws,
-  // once per picture.
-  std::string body = core::read_file(gp);
-  for (int i = 0; i < 2 && body.find('\n') != std::string::npos; ++i)
-    if (body.rfind("set terminal", 0) == 0 || body.rfind("set output", 0) == 0)
-      body = body.substr(body.find('\n') + 1);
-  render(fig, dir, "attention_scaling", core::read_file(dat), "", body, 1400, 560, gnuplot);
+  const std::string gp = bench_dir + "/attention_scaling.gp", dat_path = bench_dir + "/attention_scaling.dat";
+  if (!core::file_exists(gp) || !core::file_exists(dat_path)) return false;
+  const std::string dat = core::read_file(dat_path);
+  std::vector<std::string> impls;
+  double n0 = INFINITY, log_sum = 0;
+  int at_n0 = 0;
+  std::istringstream in(dat);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("# ", 0) == 0) {
+      impls.push_back(line.substr(2, line.rfind(": ") - 2));  // "# torch:full: n ms mem_mb"
+      continue;
+    }
+    double n = 0, ms = 0;
+    if (std::sscanf(line.c_str(), "%lf %lf", &n, &ms) != 2 || !(ms > 0)) continue;
+    if (n < n0) n0 = n, log_sum = 0, at_n0 = 0;
+    if (n == n0) log_sum += std::log(ms), ++at_n0;
+  }
+  if (impls.empty()) return false;
+  // The bench script's title line names the setting (threads, B, H, D, window).
+  std::string title = "Causal attention, forward + backward";
+  const std::string script = core::read_file(gp);
+  const size_t t = script.find("title '", script.find("set multiplot"));
+  if (t != std::string::npos) title = script.substr(t + 7, script.find('\'', t + 7) - t - 7);
+  Panels grid;
+  grid.cols = 2;
+  grid.key = 0.17;
+  std::string time_plot, mem_plot, key;
+  for (size_t i = 0; i < impls.size(); ++i) {
+    const std::string style = series_style(int(i));
+    time_plot += fmt::format("'attention_scaling.dat' index {} using 1:2 with linespoints {}, ", i, style);
+    mem_plot += fmt::format("'attention_scaling.dat' index {} using 1:($3 > 0 ? $3 : NaN) with linespoints {}, ", i,
+                            style);
+    key += fmt::format("NaN with linespoints {} title {}, ", style, gp_quote(impls[i]));
+  }
+  const double y0 = at_n0 > 0 ? std::exp(log_sum / at_n0) : 1;
+  const std::string n15 = "with lines lc rgb '#555555' dt (2,3) lw 2", n2 = "with lines lc rgb '#555555' dt (8,4) lw 2";
+  const std::string guides =
+      fmt::format("{0} * (x / {1})**1.5 {2}, {0} * (x / {1})**2 {3}", y0, std::isfinite(n0) ? n0 : 1, n15, n2);
+  const std::string plot =
+      grid.begin(title) + grid.panel(0) + "set title 'time'\nset ylabel 'ms (median)'\nplot " + time_plot + guides +
+      "\n" + grid.panel(1) + "set title 'memory (ours: held bytes; PyTorch: peak - base RSS)'\nset ylabel 'MB'\nplot " +
+      mem_plot + "(x * x * 4 / 1048576) " + n2 + "\n" +
+      grid.end(key + "NaN " + n15 + " title 'n^1.5 guide', NaN " + n2 + " title 'n^2 guide, n×n floats'");
+  render(fig, dir, "attention_scaling", dat, "set logscale x 2\nset logscale y\nset autoscale xfix\nset xlabel 'n'\n",
+         plot, 1400, 560, gnuplot);
+  fig.note = "grey: n^1.5 and n^2 through the implementations' mean time at the smallest n (time); n×n floats (memory)";
   return true;
 }
 
@@ -379,10 +454,17 @@ bool accuracy_state_figure(PaperFigure& fig, const PaperSpec& paper, const Figur
   for (const auto& panel : panels) tasks.insert(panel.at("task"));
   std::string dat, plot;
   int index = 0, drawn_published = 0, unplaced = 0;
-  const int cols = int(std::min<size_t>(panels.size(), 3));
-  const int rows = int((panels.size() + size_t(cols) - 1) / size_t(cols));
-  plot += fmt::format("set multiplot layout {},{} title {} noenhanced\n", rows, cols,
-                      gp_quote(f.title.empty() ? "Accuracy against state size" : f.title));
+  Panels grid;
+  grid.cols = int(std::min<size_t>(panels.size(), 3));
+  grid.rows = int((panels.size() + size_t(grid.cols) - 1) / size_t(grid.cols));
+  std::vector<std::string> key_titles = models;
+  key_titles.push_back("published");
+  const int key_px = key_width_px(key_titles);
+  const int width = 600 * grid.cols + key_px, height = 440 * grid.rows + 60;
+  grid.key = double(key_px) / width;
+  grid.title = 50.0 / height;
+  plot += grid.begin(f.title.empty() ? "Accuracy against state size" : f.title);
+  int k = 0;
   for (const auto& panel : panels) {
     const std::string &task = panel.at("task"), &T = panel.at("T");
     std::string panel_plot;
@@ -399,10 +481,8 @@ bool accuracy_state_figure(PaperFigure& fig, const PaperSpec& paper, const Figur
       for (const StatePoint* p : pts)
         dat += fmt::format("{} {} {}\n", p->state_bytes, fmt_cell(p->accuracy), p->setting.at("width"));
       dat += "\n\n";
-      panel_plot += fmt::format("{}'accuracy_vs_state.dat' index {} using 1:2 with linespoints lc {} pt {} ps 1.3 "
-                                "lw 1.5 title {} noenhanced",
-                                panel_plot.empty() ? "" : ", ", index, m + 1, int(m % 13) + 1,
-                                gp_quote(models[m]));
+      panel_plot += fmt::format("{}'accuracy_vs_state.dat' index {} using 1:2 with linespoints {} ps 1.3 title {}",
+                                panel_plot.empty() ? "" : ", ", index, series_style(int(m)), gp_quote(models[m]));
       ++index;
     }
     std::vector<const StatePoint*> pub;
@@ -413,7 +493,7 @@ bool accuracy_state_figure(PaperFigure& fig, const PaperSpec& paper, const Figur
       for (const StatePoint* p : pub) dat += fmt::format("{} {}\n", p->state_bytes, fmt_cell(p->accuracy));
       dat += "\n\n";
       panel_plot += fmt::format("{}'accuracy_vs_state.dat' index {} using 1:2 with points pt 6 ps 2.6 lw 2 "
-                                "lc rgb 'black' title 'published'",
+                                "lc rgb 'black' notitle",
                                 panel_plot.empty() ? "" : ", ", index);
       ++index;
       drawn_published += int(pub.size());
@@ -427,9 +507,14 @@ bool accuracy_state_figure(PaperFigure& fig, const PaperSpec& paper, const Figur
       panel_plot = "NaN notitle";
       title += " (no results yet)";
     }
-    plot += fmt::format("set title {} noenhanced\nplot {}\n", gp_quote(title), panel_plot);
+    plot += grid.panel(k++) + fmt::format("set title {}\nplot {}\n", gp_quote(title), panel_plot);
   }
-  plot += "unset multiplot";
+  std::string key;
+  for (size_t m = 0; m < models.size(); ++m)
+    key += fmt::format("{}NaN with linespoints {} ps 1.3 title {}", m ? ", " : "", series_style(int(m)),
+                       gp_quote(models[m]));
+  if (drawn_published > 0) key += ", NaN with points pt 6 ps 2.6 lw 2 lc rgb 'black' title 'published'";
+  plot += grid.end(key.empty() ? "NaN notitle" : key);
   // One x range for every panel (whole decades around all points), so panels compare.
   double lo = INFINITY, hi = 0;
   for (const auto* points : {&std::as_const(ours), &published})
@@ -441,9 +526,8 @@ bool accuracy_state_figure(PaperFigure& fig, const PaperSpec& paper, const Figur
   for (const auto& p : published) unplaced += !std::isfinite(p.state_bytes);
   render(fig, dir, "accuracy_vs_state", dat,
          "set logscale x\nset format x '%.0s%cB'\nset xlabel 'state carried from token to token (bytes)'\n"
-         "set ylabel 'accuracy (%)'\nset yrange [0:105]\nset grid\nset key outside right top font ',9'\n" +
-             xrange,
-         plot, 640 * cols + 60, 460 * rows + 60, gnuplot);
+         "set ylabel 'accuracy (%)'\nset yrange [0:105]\n" + xrange,
+         plot, width, height, gnuplot);
   fig.note = published.empty()
                  ? fmt::format("no published numbers recorded for it (numbers.yaml, table {}); data: {}", f.id,
                                csv_path)
@@ -475,22 +559,28 @@ PaperFigure build_paper_figure(const PaperSpec& paper, const FigureSpec& f,
       memory_figure(fig, exp_dir + "/memory.csv", sub, opts.gnuplot);
     } else if (f.kind == "accuracy_vs_state") {
       accuracy_state_figure(fig, paper, f, exp_dir, sub, opts.gnuplot);
-    } else if (f.kind == "truncation") {
-      truncation_figure(fig, exp_dir, sub, opts.gnuplot);
+    } else if (f.kind == "truncation" || f.kind == "weight_gap") {
+      stability_figure(fig, f.kind, exp_dir, sub, opts.gnuplot);
     } else {
       GradnormReportOptions g;
       if (f.kind == "input_gradnorm") g.source = GradnormSource::input_gradients();
       g.source.heat_maps = f.kind == "gradnorm_heatmap";
-      const std::vector<std::string> run_dirs = figure_runs(exp_dir, g.source.file);
+      // A heat map per config (its lowest seed); a distance curve per config with its seeds as a band.
+      std::vector<std::string> run_dirs;
+      if (g.source.heat_maps)
+        run_dirs = figure_runs(exp_dir, g.source.file);
+      else
+        for (const auto& group : run_groups(exp_dir, g.source.file))
+          run_dirs.insert(run_dirs.end(), group.begin(), group.end());
       if (!run_dirs.empty()) {
         std::vector<GradnormRun> runs;
         for (const auto& r : run_dirs) runs.push_back(load_gradnorm_run(r, g.source));
-        name_apart(runs, run_dirs);
         g.out_dir = sub;
         g.gnuplot = opts.gnuplot;
         const GradnormReport result = write_gradnorm_report(std::move(runs), g);
         fig.files.insert(fig.files.end(), result.files.begin(), result.files.end());
         if (!result.rendered) fig.status = result.skipped;
+        if (f.kind == "gradnorm_heatmap") fig.note = result.caption;
         // The heat-map figure shows heat maps only; the distance figure only its curves.
         for (const auto& file : result.files) {
           const bool heat = file.find("_heatmap_") != std::string::npos;
@@ -506,6 +596,39 @@ PaperFigure build_paper_figure(const PaperSpec& paper, const FigureSpec& f,
                                        expand_dir(f.make, fmt::format("{}/papers/{}/{}_small", opts.results_root,
                                                                       paper.name, f.sweep)));
   return fig;
+}
+
+std::vector<PaperFigure> table_curve_figures(const PaperTable& table, const PaperReportOptions& opts,
+                                             std::set<std::string>& drawn) {
+  std::vector<PaperFigure> out;
+  const TableSpec& t = *table.spec;
+  for (const auto& sweep_dir : table.dirs) {
+    if (!drawn.insert(sweep_dir + "/" + t.experiment).second) continue;  // another table's runs too
+    const std::string size = sweep_size(sweep_dir, t.sweep).value_or(sweep_dir);
+    PaperFigure fig;
+    fig.own_spec = std::make_shared<FigureSpec>(FigureSpec{
+        "curves_" + t.sweep, "curves", fmt::format("Learning curves of the {} runs ({})", t.sweep, size)});
+    fig.spec = fig.own_spec.get();
+    std::string dir = (opts.out_dir.empty() ? std::string(".") : opts.out_dir) + "/figures/" + fig.spec->id;
+    if (table.dirs.size() > 1) dir += "/" + file_slug(size);
+    try {
+      const std::vector<CurveGroup> groups = experiment_curve_groups(sweep_dir + "/" + t.experiment);
+      if (groups.empty()) continue;  // no run has a metrics.csv: nothing to draw
+      const DrawnFigure d = draw_curves(dir, fig.spec->title, groups, opts.gnuplot);
+      fig.files = {d.files.data, d.files.script};
+      if (d.status.drawn()) {
+        fig.pngs.push_back(d.files.png);
+        fig.svgs.push_back(d.files.svg);
+        fig.note = "one row per config: loss and metric against updates, train and validation";
+      } else {
+        fig.status = fmt::format("not drawn: {}; data and script in {}", d.status.message, dir);
+      }
+    } catch (const core::Error& e) {  // a damaged metrics.csv costs the curves, not the report
+      fig.status = fmt::format("not drawn: {}", e.what());
+    }
+    out.push_back(std::move(fig));
+  }
+  return out;
 }
 
 }  // namespace seqbench::report

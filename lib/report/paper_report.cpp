@@ -144,6 +144,9 @@ PaperReport build_paper_report(const PaperSpec& paper, const PaperReportOptions&
   report.out_dir = opts.out_dir.empty() ? "." : opts.out_dir;
   for (const auto& t : paper.tables) report.tables.push_back(build_paper_table(paper, t, opts));
   for (const auto& f : paper.figures) report.figures.push_back(build_paper_figure(paper, f, opts));
+  std::set<std::string> drawn;
+  for (const auto& t : report.tables)
+    for (auto& f : table_curve_figures(t, opts, drawn)) report.figures.push_back(std::move(f));
   return report;
 }
 

@@ -14,6 +14,7 @@
 // and writes its formats.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,7 @@ struct PaperTable {
 
 struct PaperFigure {
   const FigureSpec* spec = nullptr;
+  std::shared_ptr<const FigureSpec> own_spec;  // holds *spec when the report made it (learning curves)
   std::vector<std::string> pngs, svgs;  // the rendered pictures (paths), in figures/
   std::vector<std::string> files;       // every file written or read for it
   std::string status;  // why there is no picture (one line, with the command to make it)
@@ -76,7 +78,8 @@ struct PaperReportOptions {
 void judge(PaperLine& line, const TableSpec& table, const PaperNumber* number, bool small,
            bool stand_in);
 
-// Reads the runs and makes the figures. Throws core::Error naming the file for a runs.csv
+// Reads the runs and makes the figures; after the spec's figures come the learning curves
+// (curves.hpp) of every table whose runs have metrics.csv, one figure per table and size. Throws core::Error naming the file for a runs.csv
 // or run file it cannot read; a sweep directory that matches no table is a usage error.
 PaperReport build_paper_report(const PaperSpec& paper, const PaperReportOptions& opts);
 

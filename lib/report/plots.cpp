@@ -9,6 +9,7 @@
 
 #include "core/check.hpp"
 #include "core/fs.hpp"
+#include "report/bands.hpp"
 
 namespace seqbench::report {
 namespace {
@@ -30,6 +31,33 @@ GnuplotFigure gradnorm_figure(const PlotFiles& files) {
   return fig;
 }
 
+// The runs of one label and probe step (runs equal but for the seed) as one series: the
+// mean of their nonzero norms per distance with a band (bands.hpp).
+struct DistanceSeries {
+  std::string label;
+  int64_t step = 0;
+  int runs = 0, zeros = 0;
+  std::vector<Samples> seeds;
+  std::vector<BandPoint> band;
+};
+
+std::vector<DistanceSeries> distance_series(const std::vector<DistanceCurve>& curves) {
+  std::vector<DistanceSeries> out;
+  for (const auto& c : curves) {
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const DistanceSeries& s) { return s.label == c.label && s.step == c.step; });
+    if (it == out.end()) it = out.insert(out.end(), DistanceSeries{c.label, c.step});
+    ++it->runs;
+    it->zeros += c.zeros;
+    Samples s;
+    for (size_t i = 0; i < c.norm.size(); ++i)
+      if (c.norm[i] > 0) s.push_back({double(c.distance[i]), c.norm[i]});  // a zero has no place on a log axis
+    it->seeds.push_back(std::move(s));
+  }
+  for (auto& s : out) s.band = mean_band(s.seeds);
+  return out;
+}
+
 GnuplotFigure distance_figure(const std::vector<DistanceCurve>& curves, const PlotFiles& files,
                               const GradnormSource& source) {
   bool same_step = true;
@@ -41,6 +69,10 @@ GnuplotFigure distance_figure(const std::vector<DistanceCurve>& curves, const Pl
     if (c.zeros > 0)
       zero_note += fmt::format("{}{}: {}", zero_note.empty() ? "" : ", ", c.label, c.zeros);
   }
+  const std::vector<DistanceSeries> series = distance_series(curves);
+  std::string spread;  // what the bands show, when some label has several runs
+  for (const auto& s : series)
+    if (s.runs > 1) spread = "; runs sharing a label: " + band_caption(s.band);
   GnuplotFigure fig = gradnorm_figure(files);
   const std::string when = curves.empty() ? std::string("no runs")
                            : same_step    ? fmt::format("probe at training step {}", curves[0].step)
@@ -50,25 +82,21 @@ GnuplotFigure distance_figure(const std::vector<DistanceCurve>& curves, const Pl
       "set title {} noenhanced\n"
       "set xlabel {}\n"
       "set ylabel {}\n"
-      "set logscale y\n"
-      "set format y '10^{{%L}}'\n"
-      "set grid xtics ytics\n"
-      "set key outside right top noenhanced\n"
+      "{}"
       "set xrange [0:{}]\n",
-      gp_quote(source.title + " (" + when + ")"), gp_quote(source.xlabel),
-      gp_quote(source.symbol + "  (log scale)"), std::max<int64_t>(max_distance, 1));
+      gp_quote(source.title + " (" + when + spread + ")"), gp_quote(source.xlabel),
+      gp_quote(source.symbol + "  (log scale)"), log_axis("y"), std::max<int64_t>(max_distance, 1));
   if (max_distance <= 12) out += "set xtics 1\n";  // whole distances on short sequences
   if (!zero_note.empty())
     out += fmt::format("set label {} at screen 0.01, screen 0.02 font ',9' noenhanced\n",
                        gp_quote("zero norms not drawn on the log axis (" + zero_note + ")"));
   std::vector<std::string> clauses;
   int index = 0;
-  for (const auto& c : curves) {
-    if (c.norm.size() == static_cast<size_t>(c.zeros)) continue;  // no block in the .dat
-    const std::string title = same_step ? c.label : fmt::format("{} (step {})", c.label, c.step);
-    clauses.push_back(
-        fmt::format("{} index {} using 1:2 with linespoints lw 2 pt 7 ps 0.5 title {}",
-                    gp_quote(files.data), index++, gp_quote(title)));
+  for (const auto& s : series) {
+    if (s.band.empty()) continue;  // no block in the .dat
+    const std::string title = same_step ? s.label : fmt::format("{} (step {})", s.label, s.step);
+    clauses.push_back(band_plot(files.data, index, index, title, s.band));
+    ++index;
   }
   if (clauses.empty()) {
     // Nothing positive to draw: an empty, labelled frame rather than a gnuplot error.
@@ -84,9 +112,10 @@ GnuplotFigure distance_figure(const std::vector<DistanceCurve>& curves, const Pl
   return fig;
 }
 
-GnuplotFigure heatmap_figure(const HeatMap& map, const PlotFiles& files) {
+GnuplotFigure heatmap_figure(const HeatMap& map, const PlotFiles& files, const ColourRange& range) {
   GnuplotFigure fig = gradnorm_figure(files);
   std::string& out = fig.settings;
+  if (range.lo < range.hi) out += fmt::format("set cbrange [{}:{}]\n", num(range.lo), num(range.hi));
   const int64_t t_lo = map.ts.empty() ? 0 : map.ts.front();
   const int64_t t_hi = map.ts.empty() ? 0 : map.ts.back();
   const size_t rows = map.steps.size();
@@ -102,7 +131,7 @@ GnuplotFigure heatmap_figure(const HeatMap& map, const PlotFiles& files) {
       "set title {} noenhanced\n"
       "set xlabel 'time step t'\n"
       "set ylabel 'training step (updates)'\n"
-      "set cblabel 'log_{{10}} ‖∂L/∂h_t‖'\n"
+      "set cblabel 'log10 ‖∂L/∂h_t‖'\n"
       "set xrange [{}:{}]\n"
       "set yrange [{}:{}]\n"
       "set tics out nomirror\n"
@@ -154,23 +183,20 @@ std::string distance_csv(const std::vector<DistanceCurve>& curves) {
 std::string distance_dat(const std::vector<DistanceCurve>& curves,
                          const GradnormSource& source) {
   std::string out = fmt::format(
-      "# {} against distance = (L-1) - t, one block per run (gnuplot: index 0, 1, ...)\n"
-      "# columns: distance norm\n",
+      "# {} against distance = (L-1) - t, one block per label (gnuplot: index 0, 1, ...)\n"
+      "# columns: distance, the mean over the label's runs, its band (lo, hi), the runs (n)\n",
       source.symbol);
   int index = 0;
-  for (const auto& c : curves) {
-    const int kept = static_cast<int>(c.norm.size()) - c.zeros;
-    std::string head = fmt::format("# run '{}', probe at step {}", c.label, c.step);
-    if (c.zeros > 0)
-      head += fmt::format(": {} zero norm{} dropped (log scale)", c.zeros, c.zeros == 1 ? "" : "s");
-    if (kept == 0) {
-      out += head + "; nothing left to plot, no block\n";
+  for (const auto& s : distance_series(curves)) {
+    std::string head = fmt::format("run '{}', probe at step {}", s.label, s.step);
+    if (s.runs > 1) head += fmt::format(", {} runs", s.runs);
+    if (s.zeros > 0)
+      head += fmt::format(": {} zero norm{} dropped (log scale)", s.zeros, s.zeros == 1 ? "" : "s");
+    if (s.band.empty()) {
+      out += "# " + head + "; nothing left to plot, no block\n";
       continue;
     }
-    if (index > 0) out += "\n\n";  // two blank lines end a gnuplot data block
-    out += fmt::format("# index {}\n{}\n", index++, head);
-    for (size_t i = 0; i < c.norm.size(); ++i)
-      if (c.norm[i] > 0) out += fmt::format("{} {}\n", c.distance[i], num(c.norm[i]));
+    out += fmt::format("# index {}\n", index++) + band_block(head, s.band);
   }
   return out;
 }
@@ -209,8 +235,19 @@ std::string heatmap_dat(const HeatMap& map) {
   return out;
 }
 
-std::string heatmap_script(const HeatMap& map, const PlotFiles& files) {
-  return gnuplot_script(heatmap_figure(map, files));
+std::string heatmap_script(const HeatMap& map, const PlotFiles& files, const ColourRange& range) {
+  return gnuplot_script(heatmap_figure(map, files, range));
+}
+
+ColourRange shared_colour_range(const std::vector<HeatMap>& maps) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& m : maps)
+    for (double v : m.log10_norm)
+      if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  if (!(lo <= hi)) return {};
+  ColourRange r{std::floor(lo) + 0.0, std::ceil(hi) + 0.0};  // + 0.0: no "-0"
+  if (r.lo == r.hi) r.hi = r.lo + 1;
+  return r;
 }
 
 std::string file_slug(const std::string& label) {
@@ -228,13 +265,16 @@ GradnormReport write_gradnorm_report(std::vector<GradnormRun> runs,
                                      const GradnormReportOptions& opts) {
   SB_CHECK(!runs.empty(),
            "no runs to plot (hint: pass run directories such as results/copy/<run-id>)");
+  // Runs equal but for the seed share a label: one distance series (mean and band); a
+  // heat map each, named apart.
+  name_apart(runs);
+  std::vector<DistanceCurve> curves;
+  for (const auto& r : runs) curves.push_back(distance_curve(r, opts.step));
   std::vector<std::string> labels;
   for (const auto& r : runs) labels.push_back(r.label);
   labels = unique_labels(labels);
-  for (size_t i = 0; i < runs.size(); ++i) runs[i].label = labels[i];
-
-  std::vector<DistanceCurve> curves;
-  for (const auto& r : runs) curves.push_back(distance_curve(r, opts.step));
+  std::vector<DistanceCurve> per_run = curves;  // the CSV: every run's curve, told apart
+  for (size_t i = 0; i < runs.size(); ++i) runs[i].label = per_run[i].label = labels[i];
 
   const std::string dir = opts.out_dir.empty() ? "." : opts.out_dir;
   core::make_dirs(dir);
@@ -252,18 +292,23 @@ GradnormReport write_gradnorm_report(std::vector<GradnormRun> runs,
   const std::string& prefix = opts.source.prefix;
   const PlotFiles dist{prefix + "_distance.dat", prefix + "_distance.png"};
   const std::string csv = dir + "/" + prefix + "_distance.csv";
-  core::write_file_atomic(csv, distance_csv(curves));
+  core::write_file_atomic(csv, distance_csv(per_run));
   report.files.push_back(csv);
   add(distance_figure(curves, dist, opts.source), distance_dat(curves, opts.source));
 
+  // Heat maps are read side by side: one colour range for all, said in the caption.
+  std::vector<HeatMap> maps;
+  for (const auto& r : opts.source.heat_maps ? runs : std::vector<GradnormRun>{}) maps.push_back(heat_map(r));
+  const ColourRange range = shared_colour_range(maps);
+  if (maps.size() > 1 && range.lo < range.hi)
+    report.caption = fmt::format("the {} heat maps share one colour range: log10 ‖∂L/∂h_t‖ from {} to {}",
+                                 maps.size(), num(range.lo), num(range.hi));
   std::set<std::string> slugs;
-  for (const auto& r : opts.source.heat_maps ? runs : std::vector<GradnormRun>{}) {
-    std::string slug = file_slug(r.label);
-    for (int k = 2; !slugs.insert(slug).second; ++k)
-      slug = fmt::format("{}-{}", file_slug(r.label), k);
+  for (const auto& map : maps) {
+    std::string slug = file_slug(map.label);
+    for (int k = 2; !slugs.insert(slug).second; ++k) slug = fmt::format("{}-{}", file_slug(map.label), k);
     const std::string base = prefix + "_heatmap_" + slug;
-    const HeatMap map = heat_map(r);
-    add(heatmap_figure(map, {base + ".dat", base + ".png"}), heatmap_dat(map));
+    add(heatmap_figure(map, {base + ".dat", base + ".png"}, range), heatmap_dat(map));
   }
 
   if (!find_program(opts.gnuplot)) {

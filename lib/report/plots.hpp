@@ -31,8 +31,9 @@ struct PlotFiles {
 
 // gradnorm_distance.csv: label,step,distance,norm for every point, zeros included.
 std::string distance_csv(const std::vector<DistanceCurve>& curves);
-// gnuplot data: one block per curve (gnuplot `index i`), columns "distance norm", zero
-// norms left out with a comment line giving their count.
+// gnuplot data: one block per label and probe step (gnuplot `index i`), columns
+// "distance mean lo hi n" over the curves sharing them (bands.hpp), zero norms left out
+// with a comment line giving their count.
 std::string distance_dat(const std::vector<DistanceCurve>& curves,
                          const GradnormSource& source = {});
 // The gnuplot script drawing every curve with at least one nonzero norm on a log axis,
@@ -40,11 +41,19 @@ std::string distance_dat(const std::vector<DistanceCurve>& curves,
 std::string distance_script(const std::vector<DistanceCurve>& curves, const PlotFiles& files,
                             const GradnormSource& source = {});
 
+// A colour range of heat maps (log10 norms); lo >= hi: gnuplot's own range per map.
+struct ColourRange {
+  double lo = 0, hi = 0;
+};
+// Whole decades around every finite value of the maps, so maps shown side by side
+// compare; empty when none has a value.
+ColourRange shared_colour_range(const std::vector<HeatMap>& maps);
+
 // gnuplot data: lines "t step log10_norm", one block per probe step, NaN written as NaN.
 std::string heatmap_dat(const HeatMap& map);
 // gnuplot script: boxes, x = t, y = training step, each cell reaching halfway to the
 // neighbouring probes; drawn as files.png and as the .svg of the same name.
-std::string heatmap_script(const HeatMap& map, const PlotFiles& files);
+std::string heatmap_script(const HeatMap& map, const PlotFiles& files, const ColourRange& range = {});
 
 // Lower-case letters, digits, '-', '_' and '.'; anything else becomes '_' (file names
 // from labels).
@@ -61,11 +70,14 @@ struct GradnormReport {
   std::vector<std::string> files;  // paths written (data, scripts, PNGs), in order
   bool rendered = false;           // PNGs drawn
   std::string skipped;             // one line saying why PNGs were skipped, else empty
+  std::string caption;             // the heat maps' shared colour range, when several
 };
 
 // Writes gradnorm_distance.{csv,dat,gp,png,svg} and gradnorm_heatmap_<slug>.{dat,gp,png,svg}
 // per run into opts.out_dir (data and scripts atomically), then renders the pictures when
-// opts.gnuplot is found; labels are made unique first. A script gnuplot rejects throws.
+// opts.gnuplot is found. Runs sharing a label (after name_apart) are one series of the
+// distance figure, their mean with a band; heat maps get labels made unique (" #2"). The heat maps share one colour
+// range (shared_colour_range), which the report's caption gives. A script gnuplot rejects throws.
 GradnormReport write_gradnorm_report(std::vector<GradnormRun> runs,
                                      const GradnormReportOptions& opts);
 

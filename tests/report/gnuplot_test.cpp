@@ -66,9 +66,15 @@ TEST(Gnuplot, ScriptDrawsThePngThenTheSvgWithTheSamePlot) {
   EXPECT_EQ(gp.rfind("# Written by `seqbench test`.", 0), 0u) << gp;
   EXPECT_NE(gp.find("#   gnuplot curve.gp\n"), std::string::npos) << gp;
   EXPECT_NE(gp.find("set encoding utf8\n"), std::string::npos) << gp;
-  EXPECT_NE(gp.find("set terminal pngcairo size 640,400 enhanced"), std::string::npos) << gp;
-  EXPECT_NE(gp.find("set terminal png size 640,400 enhanced"), std::string::npos) << gp;  // fallback
-  EXPECT_NE(gp.find("set terminal svg size 640,400 enhanced"), std::string::npos) << gp;
+  // Literal text everywhere: no enhanced-mode markup (mem_rnn stays mem_rnn).
+  EXPECT_NE(gp.find("set terminal pngcairo size 640,400 noenhanced"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set terminal png size 640,400 noenhanced"), std::string::npos) << gp;  // fallback
+  EXPECT_NE(gp.find("set terminal svg size 640,400 noenhanced"), std::string::npos) << gp;
+  EXPECT_EQ(gp.find(" enhanced"), std::string::npos) << gp;
+  // The house style once, after the PNG terminal and before the figure's own settings.
+  EXPECT_EQ(count(gp, report::house_style()), 1u) << gp;
+  EXPECT_LT(gp.find("set terminal pngcairo"), gp.find(report::house_style())) << gp;
+  EXPECT_LT(gp.find(report::house_style()), gp.find("set title")) << gp;
   EXPECT_NE(gp.find("set title 'it''s λ = 0.8 second line' noenhanced\n"), std::string::npos) << gp;
   // Pictures by bare name (the script runs in its own directory), PNG first.
   const size_t png = gp.find("set output 'curve.png'\n"), svg = gp.find("set output 'curve.svg'\n");

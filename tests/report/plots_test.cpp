@@ -111,8 +111,8 @@ TEST(Gradnorm, DistanceDataDropsZerosAndSaysHowMany) {
             std::string::npos)
       << dat;
   EXPECT_EQ(dat.find("3 0\n"), std::string::npos) << dat;  // the zero point is not in the data
-  EXPECT_NE(dat.find("0 4\n"), std::string::npos) << dat;
-  EXPECT_NE(dat.find("\n\n\n# index 1\n# run 'lstm', probe at step 100\n"), std::string::npos)
+  EXPECT_NE(dat.find("\n0 4 4 4 1\n"), std::string::npos) << dat;  // distance, mean, band, one run
+  EXPECT_NE(dat.find("\n\n\n# index 1\n# run 'lstm', probe at step 100: x mean lo hi n\n"), std::string::npos)
       << dat;
 
   // The CSV keeps every point, zeros included, and parses back.
@@ -121,6 +121,21 @@ TEST(Gradnorm, DistanceDataDropsZerosAndSaysHowMany) {
   ASSERT_EQ(csv.rows.size(), 8u);
   EXPECT_EQ(csv.rows[3], (std::vector<std::string>{"rnn", "200", "3", "0"}));
   EXPECT_EQ(csv.rows[4], (std::vector<std::string>{"lstm", "100", "0", "1"}));
+}
+
+TEST(Gradnorm, RunsSharingALabelAreOneSeriesWithABand) {
+  auto other = report::distance_curve(sample_run("rnn"), std::nullopt);
+  for (double& n : other.norm) n *= 3;  // 12, 6, 1.5, 0
+  const std::vector<report::DistanceCurve> curves{report::distance_curve(sample_run("rnn"), std::nullopt), other,
+                                                  report::distance_curve(sample_run("lstm"), std::nullopt)};
+  const std::string dat = report::distance_dat(curves);
+  EXPECT_NE(dat.find("# run 'rnn', probe at step 200, 2 runs: 2 zero norms dropped"), std::string::npos) << dat;
+  EXPECT_NE(dat.find("\n0 8 4 12 2\n"), std::string::npos) << "mean and min–max of two\n" << dat;
+  EXPECT_EQ(dat.find("# index 2"), std::string::npos) << "two labels, two blocks\n" << dat;
+  const std::string gp = report::distance_script(curves, {"d.dat", "d.png"});
+  EXPECT_NE(gp.find("'d.dat' index 0 using 1:3:4 with filledcurves"), std::string::npos) << gp;
+  EXPECT_EQ(gp.find("'d.dat' index 1 using 1:3:4"), std::string::npos) << "one lstm run: no band\n" << gp;
+  EXPECT_NE(gp.find("mean and min–max of 2 seeds"), std::string::npos) << gp;
 }
 
 TEST(Gradnorm, AllZeroCurveIsLeftOutOfThePlotCommand) {
@@ -246,7 +261,8 @@ TEST(Gradnorm, MissingGnuplotWritesDataAndScriptsAndSaysPngsWereSkipped) {
     EXPECT_TRUE(core::file_exists(opts.out_dir + "/" + name)) << name;
   EXPECT_FALSE(core::file_exists(opts.out_dir + "/gradnorm_distance.png"));
   EXPECT_EQ(result.files.size(), 9u);
-  // The repeated label got a suffix, so the curves can be told apart.
+  // In the CSV the repeated label got a suffix, so the runs can be told apart; the
+  // distance figure draws them as one series.
   const std::string csv = core::read_file(opts.out_dir + "/gradnorm_distance.csv");
   EXPECT_NE(csv.find("rnn #2,200,0,4"), std::string::npos) << csv;
   const std::string gp = core::read_file(opts.out_dir + "/gradnorm_heatmap_rnn__2.gp");

@@ -1,0 +1,54 @@
+// Learning curves (`seqbench report curves`): the loss and the task's metric against
+// updates, training and validation, from each run's metrics.csv (columns step, split,
+// loss, <metric>, ...; split is "train" or "valid").
+//   a run:   RUN/curves.{dat,gp,png,svg}, a loss panel and a metric panel;
+//   a sweep: for each experiment directory (the one holding runs.csv), EXP/curves.*,
+//            one row of those two panels per config (runs equal but for the seed), the
+//            seeds drawn as mean ± band (bands.hpp).
+// Every figure goes through the shared gnuplot writer in the house style (gnuplot.hpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/bands.hpp"
+#include "report/gnuplot.hpp"
+
+namespace seqbench::report {
+
+struct RunCurves {
+  std::string dir, label;
+  std::string metric;  // metrics.csv's fourth column: accuracy, bpc, ...
+  Samples train_loss, valid_loss, train_metric, valid_metric;  // (update, value)
+};
+
+// Reads RUN/metrics.csv. Throws core::Error naming the file when it is missing or is not
+// a metrics file (no step, split and loss columns).
+RunCurves load_run_curves(const std::string& run_dir);
+
+// Runs equal but for the seed, under one name.
+struct CurveGroup {
+  std::string label;
+  std::vector<RunCurves> seeds;
+};
+
+// The groups of an experiment directory: its runs.csv's rows whose directory holds a
+// metrics.csv, grouped by label and config (run_configs.hpp), sorted by label.
+std::vector<CurveGroup> experiment_curve_groups(const std::string& exp_dir);
+
+// Writes DIR/curves.{dat,gp} and draws curves.png and .svg: one row of panels (loss,
+// metric) per group. `title` heads the figure. A script gnuplot rejects throws.
+DrawnFigure draw_curves(const std::string& dir, const std::string& title,
+                        const std::vector<CurveGroup>& groups, const std::string& gnuplot = "gnuplot");
+
+// What a path on the command line stands for: a run (it holds metrics.csv), an experiment
+// directory (it holds runs.csv), or a sweep directory (its subdirectories hold runs.csv).
+// Returns the figures' directories with their groups; a path that is none of these is a
+// core::UsageError naming it.
+struct CurveTarget {
+  std::string dir, title;
+  std::vector<CurveGroup> groups;
+};
+std::vector<CurveTarget> curve_targets(const std::string& path);
+
+}  // namespace seqbench::report
