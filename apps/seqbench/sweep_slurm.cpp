@@ -14,6 +14,7 @@
 #include "apps/seqbench/sweep_backend.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
+#include "sweep/live.hpp"
 
 namespace seqbench::apps {
 
@@ -118,6 +119,7 @@ int SlurmBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
              todo.size(), indices, script_path);
   if (!wait) return core::kExitOk;
   const auto start = std::chrono::steady_clock::now();
+  auto last_shown = start;
   for (;;) {
     // Empty once the array has left the queue; a job Slurm has already forgotten
     // (MinJobAge passed) is an "Invalid job id" error, which means the same.
@@ -130,6 +132,15 @@ int SlurmBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
                          "(it goes on; `seqbench sweep status {}`)\n",
                  job, timeout_s, spec.path);
       return core::kExitError;
+    }
+    // The same progress line as a local sweep, from the runs' files; the tasks running now
+    // are the runs at once.
+    const auto now = std::chrono::steady_clock::now();
+    if (!opts_.quiet && opts_.progress_every_s > 0 &&
+        std::chrono::duration<double>(now - last_shown).count() >= opts_.progress_every_s) {
+      last_shown = now;
+      fmt::print(stderr, "seqbench sweep: job {}: {}\n", job,
+                 sweep::progress_line(sweep::sweep_progress(spec, runs, 0)));
     }
     std::this_thread::sleep_for(std::chrono::seconds(2));
   }
