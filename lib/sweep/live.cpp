@@ -73,7 +73,8 @@ std::string progress_text(const RunProgress& p) {
   if (p.step <= 0) return "starting";
   std::string out = p.total > 0 ? fmt::format("update {}/{}", p.step, p.total)
                                 : fmt::format("update {}", p.step);
-  if (p.rate() > 0) out += fmt::format(", {:.3g}/s", p.rate());
+  if (p.rate() > 0)  // "3800/s", "41.2/s", "0.05/s": no exponents
+    out += p.rate() >= 100 ? fmt::format(", {:.0f}/s", p.rate()) : fmt::format(", {:.3g}/s", p.rate());
   if (const auto eta = p.eta_s())
     out += fmt::format(", ETA {}{}", format_duration(*eta),
                        p.may_stop_early ? fmt::format(" (to target or {} updates)", p.total) : "");
