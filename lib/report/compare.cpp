@@ -38,8 +38,9 @@ std::string readable(double v) {
   return fmt::format("{:.4g}", v);
 }
 
-// "0.91 ± 0.02" (n >= 3), "0.91 (0.89–0.93)" (n = 2), "0.91".
+// "0.91 ± 0.02" (n >= 3), "0.91 (0.89–0.93)" (n = 2), "0.91" (one run, or all equal).
 std::string with_spread(double mean, const Spread& s) {
+  if (s.min == s.max) return readable(mean);
   if (s.n >= 3) return readable(mean) + " ± " + readable(s.sd);
   if (s.n == 2) return fmt::format("{} ({}–{})", readable(mean), readable(s.min), readable(s.max));
   return readable(mean);

@@ -91,7 +91,8 @@ CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts = {},
 
 // Header and body cells, for reading (exact false: Markdown) or for programs (exact
 // true: CSV). For reading, numbers are rounded (4 significant digits) and each mean
-// carries its spread: "0.91 ± 0.02" (n >= 3), "0.91 (0.89–0.93)" (n = 2); a target never
+// carries its spread: "0.91 ± 0.02" (n >= 3), "0.91 (0.89–0.93)" (n = 2), none where
+// all the runs agree (updates of runs without a target); a target never
 // reached is "—", one reached by only some runs of a group "1200 (2/3)". For programs,
 // every cell below a numeric header is a number in shortest round-trip form, "nan" or
 // empty (a target never reached): each mean column X is followed by "X sd", "X min" and

@@ -240,11 +240,14 @@ TEST(LoopCli, CompareShowsSpreadAndItsCsvLoadsInPandasWithNumericColumns) {
     ASSERT_EQ(run(kFront + " copy --config tiny.yaml -q --set model.cell=rnn --set task.T=" + T, dir).code, 0);
   auto r = run(kFront + " compare results/copy/runs.csv", dir);
   ASSERT_EQ(r.code, 0) << r.err;
-  // label, model, task, T, data, n, final acc, ...: mean ± sd over three seeds.
+  // label, model, task, T, data, n, final acc, best acc, updates, updates_to_target,
+  // seconds_to_target, ms_per_update, peak_rss_mb: mean ± sd over three seeds where they
+  // differ (the time per update), the value alone where they agree (20 updates each).
   const auto lstm = cells_of(line_with(r.out, "| lstm "));
-  ASSERT_GE(lstm.size(), 7u) << r.out;
+  ASSERT_EQ(lstm.size(), 13u) << r.out;
   EXPECT_EQ(lstm[5], "3") << r.out;
-  EXPECT_TRUE(contains(lstm[6], " ± ")) << r.out;
+  EXPECT_TRUE(contains(lstm[11], " ± ")) << r.out;
+  EXPECT_EQ(lstm[8], "20") << r.out;
   // The rnn runs differ in task.T, so each is its own row of one.
   EXPECT_TRUE(contains(r.out, "| rnn [task.T=4] ")) << r.out;
 

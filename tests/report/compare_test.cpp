@@ -178,6 +178,9 @@ TEST(Compare, ThreeOrMoreRunsShowMeanPlusMinusSd) {
   const auto header = report::compare_header(t);
   const auto col = std::find(header.begin(), header.end(), "final acc") - header.begin();
   EXPECT_EQ(cells[0][size_t(col)], "0.7 ± 0.2");
+  // Values all equal (every run did 10 updates) carry no spread.
+  const auto updates = std::find(header.begin(), header.end(), "updates") - header.begin();
+  EXPECT_EQ(cells[0][size_t(updates)], "10");
   EXPECT_DOUBLE_EQ(t.rows[0].spread[report::kFinal].sd, 0.2);
   EXPECT_DOUBLE_EQ(t.rows[0].spread[report::kFinal].min, 0.5);
   EXPECT_EQ(t.rows[0].spread[report::kFinal].n, 3);
