@@ -17,11 +17,6 @@ enum Stream : uint64_t { kInit = 1 };
 void ensure(core::Tensor& t, core::Shape s) {
   if (!(t.shape() == s)) t.resize(s);
 }
-
-ColumnStream columns(const std::vector<int32_t>& tokens, int64_t cap, int64_t B) {
-  const int64_t n = cap > 0 ? std::min<int64_t>(cap, int64_t(tokens.size())) : int64_t(tokens.size());
-  return ColumnStream{tokens.data(), B, n / B};
-}
 }  // namespace
 
 const char* const kCharPtbDemoYaml = kCharPtbDemoYamlText;
@@ -81,20 +76,10 @@ CharPtbExperiment::CharPtbExperiment(const CharPtbConfig& cfg) : cfg_(cfg) {
   corpus_ = data::load_corpus(d.corpus);
   V_ = corpus_.vocab.size();
   const int64_t B = cfg.train.batch, L = cfg.lm.seq_len;
-  train_ = columns(corpus_.train, d.train_tokens, B);
-  valid_ = columns(corpus_.valid, d.eval_tokens, d.eval_batch);
-  test_ = columns(corpus_.test, d.eval_tokens, d.eval_batch);
-  if (train_.cols < 2)
-    throw core::UsageError(fmt::format(
-        "train.batch: {} columns of {} training tokens leave fewer than 2 tokens per column "
-        "(hint: lower train.batch or raise data.train_tokens)",
-        B, train_.B * train_.cols + int64_t(corpus_.train.size()) % B));
-  for (const auto* s : {&valid_, &test_})
-    if (s->cols < 2)
-      throw core::UsageError(fmt::format(
-          "data.eval_batch: {} columns leave fewer than 2 tokens per column of the {} stream "
-          "(hint: lower data.eval_batch or raise data.eval_tokens)",
-          d.eval_batch, s == &valid_ ? "validation" : "test"));
+  const LmStreams streams = lm_streams(corpus_, d, B);
+  train_ = streams.train;
+  valid_ = streams.valid;
+  test_ = streams.test;
   updates_per_epoch_ = train_.segments(L);
   if (d.check_epochs && cfg.train.eval_every % updates_per_epoch_ != 0)
     throw core::UsageError(fmt::format(
@@ -116,13 +101,13 @@ void CharPtbExperiment::init() {
   head_->init(rng);
 }
 
-int64_t CharPtbExperiment::load_segment(const ColumnStream& s, int64_t i) {
+int64_t CharPtbExperiment::load_segment(const TokenColumns& s, int64_t i) {
   const int64_t L = s.segment_len(i, cfg_.lm.seq_len);
   load_tokens(s, i * cfg_.lm.seq_len, L);
   return L;
 }
 
-void CharPtbExperiment::load_tokens(const ColumnStream& s, int64_t pos, int64_t L) {
+void CharPtbExperiment::load_tokens(const TokenColumns& s, int64_t pos, int64_t L) {
   const int64_t b = s.B;
   ids_.resize(size_t(L * b));
   targets_.resize(size_t(L * b));
@@ -193,7 +178,7 @@ void CharPtbExperiment::mask_last_step(int64_t L, int64_t b) {
   std::fill(mask_.begin() + (L - 1) * b, mask_.end(), 1.f);
 }
 
-double CharPtbExperiment::eval_stream(const ColumnStream& s) {
+double CharPtbExperiment::eval_stream(const TokenColumns& s) {
   // Evaluation starts from zero and must not disturb the training state.
   const StateSetAside aside(*this);
   double loss = 0;
@@ -232,7 +217,7 @@ std::vector<double> CharPtbExperiment::gradnorm_probe() {
 
 CharPtbExperiment::InputGradProbe CharPtbExperiment::input_grad_probe(int64_t L,
                                                                       int64_t windows) {
-  const ColumnStream& s = valid_;
+  const TokenColumns& s = valid_;
   const int64_t fit = (s.cols - 1) / L;  // whole windows per column (targets need one more)
   if (fit < 1)
     throw core::UsageError(fmt::format(

@@ -60,13 +60,10 @@ struct LmConfig {
   }
 };
 
-struct CharPtbConfig {
+struct CharPtbConfig : train::TrainingSections {
   CharPtbDataConfig data;
   LmConfig lm;
   nn::ModelConfig model;
-  optim::OptimConfig optim;
-  train::TrainConfig train;
-  train::OutputConfig output;
 
   CharPtbConfig();
 
@@ -75,9 +72,7 @@ struct CharPtbConfig {
     v("data", data, "corpus, split and caps");
     v("lm", lm, "embedding, segment length, state carrying");
     v("model", model, "the recurrent model");
-    v("optim", optim, "optimizer, clipping, schedule");
-    v("train", train, "training loop (an update is one segment)");
-    v("output", output, "where results go");
+    visit_training(v, "training loop (an update is one segment)");
   }
 };
 
@@ -90,15 +85,6 @@ extern const char* const kCharPtbDemoYaml;
 // gradients at the larger of train.batch and data.eval_batch columns, the token ids.
 train::MemoryEstimate char_ptb_memory(const CharPtbConfig& cfg);
 
-// A token stream cut into B columns: column b is tokens [b * cols, (b + 1) * cols); the
-// remainder n mod B is dropped (as batchify does).
-struct ColumnStream {
-  const int32_t* tokens = nullptr;
-  int64_t B = 0, cols = 0;
-  // Segments of at most L inputs: the targets need one token more.
-  int64_t segments(int64_t L) const { return cols > 1 ? (cols - 1 + L - 1) / L : 0; }
-  int64_t segment_len(int64_t i, int64_t L) const { return std::min(L, cols - 1 - i * L); }
-};
 
 class CharPtbExperiment : public train::Experiment {
  public:
@@ -143,21 +129,20 @@ class CharPtbExperiment : public train::Experiment {
   const data::Corpus& corpus() const { return corpus_; }
   int64_t updates_per_epoch() const { return updates_per_epoch_; }
   double epochs_done() const { return double(cursor_) / double(updates_per_epoch_); }
-  int64_t tokens(const ColumnStream& s) const { return s.B * s.cols; }
-  const ColumnStream& train_stream() const { return train_; }
-  const ColumnStream& valid_stream() const { return valid_; }
-  const ColumnStream& test_stream() const { return test_; }
+  const TokenColumns& train_stream() const { return train_; }
+  const TokenColumns& valid_stream() const { return valid_; }
+  const TokenColumns& test_stream() const { return test_; }
 
  private:
   // Loads x_ (L, b, E) and targets for segment i of s; returns its length L.
-  int64_t load_segment(const ColumnStream& s, int64_t i);
+  int64_t load_segment(const TokenColumns& s, int64_t i);
   // Loads ids and targets for the L tokens from column offset pos of every column.
-  void load_tokens(const ColumnStream& s, int64_t pos, int64_t L);
+  void load_tokens(const TokenColumns& s, int64_t pos, int64_t L);
   // Forward (s0 = state_ or zero) and, when train, backward; final state -> state_
   // (if lm.carry_state). mask (L*b) or null. Returns the mean loss over masked rows.
   double run_segment(int64_t L, int64_t b, bool train, const float* mask,
                      std::vector<double>* dh_norms);
-  double eval_stream(const ColumnStream& s);  // mean loss (nats) from a zero state
+  double eval_stream(const TokenColumns& s);  // mean loss (nats) from a zero state
   // mask_ (L*b): the loss on the last step only (the probes).
   void mask_last_step(int64_t L, int64_t b);
   // Sets the carried training state aside for an evaluation or a probe (which start from
@@ -174,7 +159,7 @@ class CharPtbExperiment : public train::Experiment {
 
   CharPtbConfig cfg_;
   data::Corpus corpus_;
-  ColumnStream train_, valid_, test_;
+  TokenColumns train_, valid_, test_;
   int64_t V_ = 0, updates_per_epoch_ = 1;
 
   core::ParamStore ps_;

@@ -9,32 +9,24 @@
 namespace seqbench::apps {
 
 int char_ptb_main(int argc, char** argv) {
-  train::AppSpec<CharPtbConfig, CharPtbExperiment> spec;
-  spec.name = "char_ptb";
-  spec.description =
-      "character-level language modelling, bits per character (docs/experiments/char_ptb.md)";
-  spec.demo_yaml = kCharPtbDemoYaml;
-  spec.memory = char_ptb_memory;
+  train::AppSpec<CharPtbConfig, CharPtbExperiment> spec{
+      "char_ptb",
+      "character-level language modelling, bits per character (docs/experiments/char_ptb.md)",
+      kCharPtbDemoYaml, char_ptb_memory};
   spec.identity = [](const CharPtbConfig& c, CharPtbExperiment& e, const std::string& label) {
     const auto& o = e.outcome();
     const auto num = [](double v) { return fmt::format("{:.6g}", v); };
-    train::RunIdentity id{
-        {"label", label},
-        {"task", c.data.corpus.level == "char" ? "char_lm" : "word_lm"},
-        {"T", std::to_string(c.lm.seq_len)},
-        {"model", c.model.cell},
-        {"backend", c.model.backend},
-        {"hidden", std::to_string(c.model.hidden)},
-    };
-    train::append(id, train::setup_columns(e.params().size(), c.train, c.optim));
+    train::RunIdentity id =
+        train::recurrent_columns(label, c.data.corpus.level == "char" ? "char_lm" : "word_lm",
+                                 c.lm.seq_len, c.model, e.params().size(), c);
     train::append(id, train::data_columns(c.data.name, c.data.stand_in, e.corpus().digest));
     train::append(id, {
         {"embedding", std::to_string(c.lm.embedding)},
         {"carry_state", c.lm.carry_state ? "true" : "false"},
         {"vocab", std::to_string(e.corpus().vocab.size())},
-        {"train_tokens", std::to_string(e.tokens(e.train_stream()))},
-        {"valid_tokens", std::to_string(e.tokens(e.valid_stream()))},
-        {"test_tokens", std::to_string(e.tokens(e.test_stream()))},
+        {"train_tokens", std::to_string(e.train_stream().tokens_used())},
+        {"valid_tokens", std::to_string(e.valid_stream().tokens_used())},
+        {"test_tokens", std::to_string(e.test_stream().tokens_used())},
         {"updates_per_epoch", std::to_string(e.updates_per_epoch())},
         {"epochs", num(e.epochs_done())},
         {"best_epoch", o.has_best ? num(double(o.best_update) / double(e.updates_per_epoch())) : ""},

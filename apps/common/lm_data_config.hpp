@@ -4,11 +4,15 @@
 // train::corpus_size as it is; the other keys name the data in tables and cap the streams.
 #pragma once
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "config/field.hpp"
+#include "core/check.hpp"
 #include "core/text.hpp"
 #include "data/text_corpus.hpp"
 
@@ -53,5 +57,49 @@ struct LmDataConfig {
       config::range(1, 1'000'000));
   }
 };
+
+// A token stream cut into B columns: column b is tokens [b * cols, (b + 1) * cols); the
+// remainder n mod B is dropped (as batchify does).
+struct TokenColumns {
+  const int32_t* tokens = nullptr;
+  int64_t B = 0, cols = 0;
+  // Segments of at most L inputs: the targets need one token more.
+  int64_t segments(int64_t L) const { return cols > 1 ? (cols - 1 + L - 1) / L : 0; }
+  int64_t segment_len(int64_t i, int64_t L) const { return std::min(L, cols - 1 - i * L); }
+  int64_t tokens_used() const { return B * cols; }
+};
+
+// The first cap tokens (all when cap is 0) in B columns.
+inline TokenColumns token_columns(const std::vector<int32_t>& tokens, int64_t cap, int64_t B) {
+  const int64_t n = cap > 0 ? std::min<int64_t>(cap, int64_t(tokens.size())) : int64_t(tokens.size());
+  return TokenColumns{tokens.data(), B, n / B};
+}
+
+// A corpus's three streams in columns: training in train_batch columns (capped at
+// data.train_tokens), validation and test in data.eval_batch columns (capped at
+// data.eval_tokens). A stream with fewer than 2 tokens per column is a usage error naming
+// the key to change.
+struct LmStreams {
+  TokenColumns train, valid, test;
+};
+inline LmStreams lm_streams(const data::Corpus& corpus, const LmDataConfig& d, int64_t train_batch) {
+  LmStreams s{token_columns(corpus.train, d.train_tokens, train_batch),
+              token_columns(corpus.valid, d.eval_tokens, d.eval_batch),
+              token_columns(corpus.test, d.eval_tokens, d.eval_batch)};
+  if (s.train.cols < 2)
+    throw core::UsageError(fmt::format(
+        "train.batch: {} columns of {} training tokens leave fewer than 2 tokens per column "
+        "(hint: lower train.batch or raise data.train_tokens)",
+        train_batch,
+        std::min<int64_t>(int64_t(corpus.train.size()),
+                          d.train_tokens > 0 ? d.train_tokens : int64_t(corpus.train.size()))));
+  for (const auto* c : {&s.valid, &s.test})
+    if (c->cols < 2)
+      throw core::UsageError(fmt::format(
+          "data.eval_batch: {} columns leave fewer than 2 tokens per column of the {} stream "
+          "(hint: lower data.eval_batch or raise data.eval_tokens)",
+          d.eval_batch, c == &s.valid ? "validation" : "test"));
+  return s;
+}
 
 }  // namespace seqbench::apps

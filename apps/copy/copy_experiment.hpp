@@ -18,20 +18,15 @@
 
 namespace seqbench::apps {
 
-struct CopyConfig {
+struct CopyConfig : train::TrainingSections {
   data::TaskConfig task;
   nn::ModelConfig model;
-  optim::OptimConfig optim;
-  train::TrainConfig train;
-  train::OutputConfig output;
 
   template <class V>
   void visit(V& v) {
     v("task", task, "the task and its sizes");
     v("model", model, "the recurrent model");
-    v("optim", optim, "optimizer, clipping, schedule");
-    v("train", train, "training loop");
-    v("output", output, "where results go");
+    visit_training(v, "training loop");
   }
 };
 

@@ -9,23 +9,14 @@
 namespace seqbench::apps {
 
 int copy_main(int argc, char** argv) {
-  train::AppSpec<CopyConfig, CopyExperiment> spec;
-  spec.name = "copy";
-  spec.description =
+  train::AppSpec<CopyConfig, CopyExperiment> spec{
+      "copy",
       "copy and adding tasks: recurrent models on synthetic long-memory problems "
-      "(docs/experiments/copy.md)";
-  spec.demo_yaml = kCopyDemoYaml;
-  spec.memory = copy_memory;
+      "(docs/experiments/copy.md)",
+      kCopyDemoYaml, copy_memory};
   spec.identity = [](const CopyConfig& c, CopyExperiment& e, const std::string& label) {
-    train::RunIdentity id{
-        {"label", label},
-        {"task", c.task.name},
-        {"T", std::to_string(c.task.T)},
-        {"model", c.model.cell},
-        {"backend", c.model.backend},
-        {"hidden", std::to_string(c.model.hidden)},
-    };
-    train::append(id, train::setup_columns(e.params().size(), c.train, c.optim));
+    train::RunIdentity id =
+        train::recurrent_columns(label, c.task.name, c.task.T, c.model, e.params().size(), c);
     id.push_back({"data", "synthetic"});
     return id;
   };

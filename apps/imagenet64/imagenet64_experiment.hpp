@@ -70,12 +70,9 @@ struct Imagenet64DataConfig {
   }
 };
 
-struct Imagenet64Config {
+struct Imagenet64Config : train::TrainingSections {
   Imagenet64DataConfig data;
   nn::TransformerConfig model;  // docs/transformer.md
-  optim::OptimConfig optim;
-  train::TrainConfig train;
-  train::OutputConfig output;
 
   Imagenet64Config();
 
@@ -83,9 +80,7 @@ struct Imagenet64Config {
   void visit(V& v) {
     v("data", data, "images, split and caps");
     v("model", model, "the Transformer (docs/transformer.md); its context is one image");
-    v("optim", optim, "optimizer, clipping, schedule");
-    v("train", train, "training loop (an update is train.batch images)");
-    v("output", output, "where results go");
+    visit_training(v, "training loop (an update is train.batch images)");
   }
 };
 

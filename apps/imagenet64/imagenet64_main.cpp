@@ -8,13 +8,11 @@
 namespace seqbench::apps {
 
 int imagenet64_main(int argc, char** argv) {
-  train::AppSpec<Imagenet64Config, Imagenet64Experiment> spec;
-  spec.name = "imagenet64";
-  spec.description =
+  train::AppSpec<Imagenet64Config, Imagenet64Experiment> spec{
+      "imagenet64",
       "pixel-level autoregressive image modelling with Transformers of full, local, routing, "
-      "random, SMYRF and LSH heads, bits/dim (docs/experiments/imagenet64.md)";
-  spec.demo_yaml = kImagenet64DemoYaml;
-  spec.memory = imagenet64_memory;
+      "random, SMYRF and LSH heads, bits/dim (docs/experiments/imagenet64.md)",
+      kImagenet64DemoYaml, imagenet64_memory};
   spec.label = [](const Imagenet64Config& c) { return lm_attention(c.model); };
   spec.run_id_label = [](const Imagenet64Config& c) { return lm_run_label(c.model); };
   spec.identity = [](const Imagenet64Config& c, Imagenet64Experiment& e,

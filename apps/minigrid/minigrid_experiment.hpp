@@ -41,13 +41,10 @@ struct MinigridEnvConfig {
   }
 };
 
-struct MinigridConfig {
+struct MinigridConfig : train::TrainingSections {
   MinigridEnvConfig env;
   rl::AgentConfig agent;
   rl::PpoConfig ppo;
-  optim::OptimConfig optim;
-  train::TrainConfig train;
-  train::OutputConfig output;
 
   // rl-starter-files' defaults for PPO: Adam lr 1e-3, eps 1e-8, max_grad_norm 0.5; one
   // thread.
@@ -58,11 +55,10 @@ struct MinigridConfig {
     v("env", env, "the environment");
     v("agent", agent, "the actor-critic and its recurrent core");
     v("ppo", ppo, "PPO settings (torch-ac's PPOAlgo)");
-    v("optim", optim, "optimizer (Adam) and the gradient-norm clip (PPO's max_grad_norm)");
-    v("train", train,
-      "training loop; steps, log_every, eval_every count PPO minibatches (train.batch and "
-      "train.bptt are not used: see ppo.batch, ppo.recurrence)");
-    v("output", output, "where results go");
+    visit_training(v,
+                   "training loop; steps, log_every, eval_every count PPO minibatches "
+                   "(train.batch and train.bptt are not used: see ppo.batch, ppo.recurrence)",
+                   "optimizer (Adam) and the gradient-norm clip (PPO's max_grad_norm)");
   }
 };
 

@@ -38,11 +38,9 @@ train::RunIdentity identity(const MinigridConfig& c, MinigridExperiment& e, cons
 }  // namespace
 
 int minigrid_main(int argc, char** argv) {
-  train::AppSpec<MinigridConfig, MinigridExperiment> spec;
-  spec.name = "minigrid";
-  spec.description = "MiniGrid: PPO with recurrent actor-critics (docs/experiments/minigrid.md)";
-  spec.demo_yaml = kMinigridDemoYaml;
-  spec.memory = minigrid_memory;
+  train::AppSpec<MinigridConfig, MinigridExperiment> spec{
+      "minigrid", "MiniGrid: PPO with recurrent actor-critics (docs/experiments/minigrid.md)",
+      kMinigridDemoYaml, minigrid_memory};
   spec.label = [](const MinigridConfig& c) { return c.env.name + "-" + c.agent.core; };
   spec.identity = identity;
   std::string play_env, actions, png_dir;

@@ -62,12 +62,9 @@ struct PmnistDataConfig {
   }
 };
 
-struct PmnistConfig {
+struct PmnistConfig : train::TrainingSections {
   PmnistDataConfig data;
   nn::ModelConfig model;
-  optim::OptimConfig optim;
-  train::TrainConfig train;
-  train::OutputConfig output;
 
   PmnistConfig();
 
@@ -75,9 +72,7 @@ struct PmnistConfig {
   void visit(V& v) {
     v("data", data, "MNIST files, permutation and split");
     v("model", model, "the recurrent model");
-    v("optim", optim, "optimizer, clipping, schedule");
-    v("train", train, "training loop (an update is one minibatch)");
-    v("output", output, "where results go");
+    visit_training(v, "training loop (an update is one minibatch)");
   }
 };
 

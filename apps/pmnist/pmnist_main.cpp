@@ -6,25 +6,17 @@
 namespace seqbench::apps {
 
 int pmnist_main(int argc, char** argv) {
-  train::AppSpec<PmnistConfig, PmnistExperiment> spec;
-  spec.name = "pmnist";
-  spec.description =
+  train::AppSpec<PmnistConfig, PmnistExperiment> spec{
+      "pmnist",
       "sequential and permuted MNIST: one pixel per step, classify the digit at the end "
-      "(docs/experiments/pmnist.md)";
-  spec.demo_yaml = kPmnistDemoYaml;
-  spec.memory = pmnist_memory;
+      "(docs/experiments/pmnist.md)",
+      kPmnistDemoYaml, pmnist_memory};
   spec.identity = [](const PmnistConfig& c, PmnistExperiment& e, const std::string& label) {
     const auto& o = e.outcome();
     const auto num = [](double v) { return fmt::format("{:.6g}", v); };
-    train::RunIdentity id{
-        {"label", label},
-        {"task", c.data.permute ? "pmnist" : "smnist"},
-        {"T", std::to_string(e.steps_per_image())},
-        {"model", c.model.cell},
-        {"backend", c.model.backend},
-        {"hidden", std::to_string(c.model.hidden)},
-    };
-    train::append(id, train::setup_columns(e.params().size(), c.train, c.optim));
+    train::RunIdentity id = train::recurrent_columns(label, c.data.permute ? "pmnist" : "smnist",
+                                                     e.steps_per_image(), c.model,
+                                                     e.params().size(), c);
     train::append(id, train::data_columns(c.data.name, c.data.stand_in, e.mnist().digest));
     train::append(id, {
         {"permute_seed", c.data.permute ? std::to_string(c.data.permute_seed) : ""},

@@ -27,16 +27,13 @@
 
 namespace seqbench::apps {
 
-struct RecallConfig {
+struct RecallConfig : train::TrainingSections {
   data::RecallTaskConfig task;
   std::string family = "transformer";  // transformer | recurrent
   int64_t width = 0;                   // > 0: model.d_model, or rnn.hidden and embedding
   nn::TransformerConfig model;         // family transformer
   int64_t embedding = 64;              // family recurrent: token embedding width
   nn::ModelConfig rnn;                 // family recurrent
-  optim::OptimConfig optim;
-  train::TrainConfig train;
-  train::OutputConfig output;
 
   RecallConfig();
 
@@ -55,9 +52,7 @@ struct RecallConfig {
     v("embedding", embedding, "family recurrent: token embedding width",
       config::range(1, 65536));
     v("rnn", rnn, "family recurrent: the recurrent cell");
-    v("optim", optim, "optimizer, clipping, schedule");
-    v("train", train, "training loop (fresh examples every step)");
-    v("output", output, "where results go");
+    visit_training(v, "training loop (fresh examples every step)");
   }
 };
 

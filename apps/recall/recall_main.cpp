@@ -41,16 +41,14 @@ int recall_transfer(const RecallConfig& c, RecallExperiment& e, const train::Che
 }  // namespace
 
 int recall_main(int argc, char** argv) {
-  train::AppSpec<RecallConfig, RecallExperiment> spec;
-  spec.name = "recall";
-  spec.description =
+  train::AppSpec<RecallConfig, RecallExperiment> spec{
+      "recall",
       "associative recall: MQAR, selective copying, induction heads on attention, sequence "
-      "mixers and recurrent cells (docs/experiments/recall.md)";
-  spec.demo_yaml = kRecallDemoYaml;
-  spec.memory = [](const RecallConfig& c) {
-    check_rules(c);
-    return recall_memory(c);
-  };
+      "mixers and recurrent cells (docs/experiments/recall.md)",
+      kRecallDemoYaml, [](const RecallConfig& c) {
+        check_rules(c);
+        return recall_memory(c);
+      }};
   spec.label = [](const RecallConfig& c) { return recall_model_name(c); };
   spec.run_id_label = [](const RecallConfig& c) {
     std::string id;

@@ -304,13 +304,11 @@ const Shortcut kWeightsShortcuts[] = {
 }  // namespace
 
 int stability_main(int argc, char** argv) {
-  train::AppSpec<StabilityConfig, StabilityAnalysis> spec;
-  spec.name = "stability";
-  spec.description =
+  train::AppSpec<StabilityConfig, StabilityAnalysis> spec{
+      "stability",
       "stability analyses of Miller & Hardt (2019): recurrent vs truncated models "
-      "(docs/experiments/stability.md)";
-  spec.demo_yaml = kStabilityDemoYaml;
-  spec.memory = stability_memory;
+      "(docs/experiments/stability.md)",
+      kStabilityDemoYaml, stability_memory};
   spec.label = [](const StabilityConfig& c) { return fmt::format("{}-l{}", c.analysis, c.lambda); };
   spec.identity = [](const StabilityConfig& c, StabilityAnalysis&, const std::string& label) {
     return identity(c, label);

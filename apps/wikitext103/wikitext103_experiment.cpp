@@ -15,14 +15,6 @@
 
 namespace seqbench::apps {
 
-namespace {
-TokenColumns columns(const std::vector<int32_t>& tokens, int64_t cap, int64_t B) {
-  const int64_t n =
-      cap > 0 ? std::min<int64_t>(cap, int64_t(tokens.size())) : int64_t(tokens.size());
-  return TokenColumns{tokens.data(), B, n / B};
-}
-}  // namespace
-
 const char* const kWikitext103DemoYaml = kWikitext103DemoYamlText;
 
 // Defaults: the small routing preset's sizes (configs/wikitext103/routing_small.yaml);
@@ -75,22 +67,11 @@ Wikitext103Experiment::Wikitext103Experiment(const Wikitext103Config& cfg)
                                : "run tools/fetch_data brown for the stand-in"));
   corpus_ = data::load_corpus(d.corpus);
   data_digest_ = corpus_.digest;
-  const int64_t B = cfg.train.batch, L = cfg.lm.seq_len;
-  train_ = columns(corpus_.train, d.train_tokens, B);
-  valid_ = columns(corpus_.valid, d.eval_tokens, d.eval_batch);
-  test_ = columns(corpus_.test, d.eval_tokens, d.eval_batch);
-  if (train_.cols < 2)
-    throw core::UsageError(fmt::format(
-        "train.batch: {} columns of {} training tokens leave fewer than 2 tokens per column "
-        "(hint: lower train.batch or raise data.train_tokens)",
-        B, std::min<int64_t>(int64_t(corpus_.train.size()),
-                             d.train_tokens > 0 ? d.train_tokens : int64_t(corpus_.train.size()))));
-  for (const auto* s : {&valid_, &test_})
-    if (s->cols < 2)
-      throw core::UsageError(fmt::format(
-          "data.eval_batch: {} columns leave fewer than 2 tokens per column of the {} stream "
-          "(hint: lower data.eval_batch or raise data.eval_tokens)",
-          d.eval_batch, s == &valid_ ? "validation" : "test"));
+  const int64_t L = cfg.lm.seq_len;
+  const LmStreams streams = lm_streams(corpus_, d, cfg.train.batch);
+  train_ = streams.train;
+  valid_ = streams.valid;
+  test_ = streams.test;
   build_model(corpus_.vocab.size(), L, train_.segments(L));
 }
 

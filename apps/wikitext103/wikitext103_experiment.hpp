@@ -39,13 +39,10 @@ struct Wikitext103LmConfig {
   }
 };
 
-struct Wikitext103Config {
+struct Wikitext103Config : train::TrainingSections {
   LmDataConfig data;  // words only: no data.level key (the constructor sets it up)
   Wikitext103LmConfig lm;
   nn::TransformerConfig model;  // docs/transformer.md
-  optim::OptimConfig optim;
-  train::TrainConfig train;
-  train::OutputConfig output;
 
   Wikitext103Config();
 
@@ -54,9 +51,7 @@ struct Wikitext103Config {
     v("data", data, "corpus, split and caps");
     v("lm", lm, "sequence length");
     v("model", model, "the Transformer (docs/transformer.md)");
-    v("optim", optim, "optimizer, clipping, schedule");
-    v("train", train, "training loop (an update is one segment of every column)");
-    v("output", output, "where results go");
+    visit_training(v, "training loop (an update is one segment of every column)");
   }
 };
 
@@ -68,16 +63,6 @@ extern const char* const kWikitext103DemoYaml;
 // train.batch and data.eval_batch sequences of lm.seq_len tokens, and the token ids.
 train::MemoryEstimate wikitext103_memory(const Wikitext103Config& cfg);
 
-// A token stream cut into B columns: column b is tokens [b cols, (b + 1) cols); the
-// remainder n mod B is dropped.
-struct TokenColumns {
-  const int32_t* tokens = nullptr;
-  int64_t B = 0, cols = 0;
-  // Segments of at most L inputs: the targets need one token more.
-  int64_t segments(int64_t L) const { return cols > 1 ? (cols - 1 + L - 1) / L : 0; }
-  int64_t segment_len(int64_t i, int64_t L) const { return std::min(L, cols - 1 - i * L); }
-  int64_t tokens_used() const { return B * cols; }
-};
 
 class Wikitext103Experiment : public TransformerLmExperiment {
  public:

@@ -7,13 +7,11 @@
 namespace seqbench::apps {
 
 int wikitext103_main(int argc, char** argv) {
-  train::AppSpec<Wikitext103Config, Wikitext103Experiment> spec;
-  spec.name = "wikitext103";
-  spec.description =
+  train::AppSpec<Wikitext103Config, Wikitext103Experiment> spec{
+      "wikitext103",
       "word-level language modelling with Transformers of full, local, routing, random, SMYRF "
-      "and LSH heads, perplexity (docs/experiments/wikitext103.md)";
-  spec.demo_yaml = kWikitext103DemoYaml;
-  spec.memory = wikitext103_memory;
+      "and LSH heads, perplexity (docs/experiments/wikitext103.md)",
+      kWikitext103DemoYaml, wikitext103_memory};
   spec.label = [](const Wikitext103Config& c) { return lm_attention(c.model); };
   spec.run_id_label = [](const Wikitext103Config& c) { return lm_run_label(c.model); };
   spec.identity = [](const Wikitext103Config& c, Wikitext103Experiment& e,

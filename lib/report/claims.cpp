@@ -693,7 +693,7 @@ std::string claims_markdown(const std::vector<ClaimResult>& results) {
       for (const auto& cmd : c.commands) out += cmd + "\n";
       out += "```\n";
     }
-    for (const auto& ch : c.changes) out += fmt::format("\nCriterion changed after results existed: {}\n", ch);
+    for (const auto& ch : c.changes) out += fmt::format("\nChanged after results existed: {}\n", ch);
   }
   return out;
 }
@@ -769,7 +769,7 @@ std::string claims_html(const std::vector<ClaimResult>& results, const std::stri
       out += "</pre>\n";
     }
     for (const auto& ch : c.changes)
-      out += "<p><b>Criterion changed after results existed:</b> " + html_escape(ch) + "</p>\n";
+      out += "<p><b>Changed after results existed:</b> " + html_escape(ch) + "</p>\n";
   }
   return out + "</body></html>\n";
 }

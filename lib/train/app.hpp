@@ -80,6 +80,15 @@ auto& config_threads(Cfg& c) {
 
 template <class Cfg, class Exp>
 struct AppSpec {
+  AppSpec() = default;
+  // The four parts every app has; the hooks below are set one by one.
+  AppSpec(std::string name_, std::string description_, std::string demo_yaml_,
+          std::function<MemoryEstimate(const Cfg&)> memory_)
+      : name(std::move(name_)),
+        description(std::move(description_)),
+        demo_yaml(std::move(demo_yaml_)),
+        memory(std::move(memory_)) {}
+
   std::string name;         // experiment name: results/<name>/, `seqbench <name>`
   std::string description;  // one line for --help
   std::string demo_yaml;    // the embedded default (--demo)

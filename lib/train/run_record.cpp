@@ -39,6 +39,21 @@ RunIdentity setup_columns(size_t params, const TrainConfig& train,
   };
 }
 
+RunIdentity recurrent_columns(const std::string& label, const std::string& task, int64_t T,
+                              const nn::ModelConfig& model, size_t params,
+                              const TrainingSections& setup) {
+  RunIdentity id{
+      {"label", label},
+      {"task", task},
+      {"T", std::to_string(T)},
+      {"model", model.cell},
+      {"backend", model.backend},
+      {"hidden", std::to_string(model.hidden)},
+  };
+  append(id, setup_columns(params, setup.train, setup.optim));
+  return id;
+}
+
 void append(RunIdentity& a, const RunIdentity& b) { a.insert(a.end(), b.begin(), b.end()); }
 
 std::string data_label(const std::string& name, bool stand_in) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "data/checksum.hpp"
+#include "nn/model_config.hpp"
 #include "train/run_files.hpp"
 #include "train/trainer.hpp"
 
@@ -20,6 +21,11 @@ using RunIdentity = std::vector<std::pair<std::string, std::string>>;
 // params, batch, optimizer, lr, bptt, seed, threads (the OpenMP threads now), gemm.
 RunIdentity setup_columns(size_t params, const TrainConfig& train,
                           const optim::OptimConfig& optim);
+// The columns a recurrent model's run starts with: label, task, T (the sequence length it
+// trains on), model (the cell), backend, hidden, then setup_columns.
+RunIdentity recurrent_columns(const std::string& label, const std::string& task, int64_t T,
+                              const nn::ModelConfig& model, size_t params,
+                              const TrainingSections& setup);
 // Appends b's columns to a.
 void append(RunIdentity& a, const RunIdentity& b);
 // How runs.csv and the tables name a data set: "<name> (stand-in)" or "<name> (real)".

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "config/field.hpp"
+#include "optim/optim_config.hpp"
 
 namespace seqbench::train {
 
@@ -61,6 +62,25 @@ struct OutputConfig {
     v("dir", dir, "results root directory");
     v("run_id", run_id, "run directory name (empty = generated)");
     v("label", label, "run label in runs.csv (empty = the model's name)");
+  }
+};
+
+// The sections every training experiment's config ends with, in this order: optim, train,
+// output. An experiment's config derives from it, declares its own sections (data, task,
+// model, ...) and ends its visit with visit_training, so that the keys keep this order.
+struct TrainingSections {
+  optim::OptimConfig optim;
+  TrainConfig train;
+  OutputConfig output;
+
+  // train_help says what one update is; optim_help replaces the usual line where the
+  // experiment uses the optimizer differently.
+  template <class V>
+  void visit_training(V& v, const char* train_help,
+                      const char* optim_help = "optimizer, clipping, schedule") {
+    v("optim", optim, optim_help);
+    v("train", train, train_help);
+    v("output", output, "where results go");
   }
 };
 
