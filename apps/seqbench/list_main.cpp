@@ -1,4 +1,6 @@
-// `seqbench list [--format md|json] [FAMILY]`: what the registries hold. Markdown (the
+// `seqbench list [--format md|json] [FAMILY]`: what the registries hold, and `seqbench
+// list presets [EXPERIMENT]`: the preset files under configs/, each with the purpose and
+// time its leading comment states. Markdown (the
 // default) is the tables of docs/models.md (tests/cli/list_cli_test.cpp checks the docs
 // are current); JSON is for scripts (tools/bench/run.sh reads the cells, mixers and
 // attention kinds to bench from it): one object holding a list per family, each entry
@@ -7,10 +9,15 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <vector>
 
+#include "apps/experiments.hpp"
+#include "core/check.hpp"
 #include "core/text.hpp"
 #include "data/tasks.hpp"
 #include "nn/attention/attention.hpp"
@@ -109,33 +116,158 @@ int fail(const std::string& msg) {
   return 2;
 }
 
+// A preset file: configs/<experiment>/<name>.yaml.
+struct Preset {
+  std::string experiment, name, path, purpose, time;
+};
+
+// The comment lines at the top of a YAML file, joined with spaces ("# " removed).
+std::string leading_comment(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    const std::string t = core::trim(line);
+    if (t.empty() && out.empty()) continue;
+    if (t.empty() || t[0] != '#') break;
+    out += (out.empty() ? "" : " ") + core::trim(t.substr(1));
+  }
+  return out;
+}
+
+// The comment's first sentence: up to the first ". " outside parentheses (so "(Kerg et al.
+// 2020)" stays whole).
+std::string first_sentence(const std::string& text) {
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+    if (text[i] == '.' && depth <= 0 && (i + 1 == text.size() || text[i + 1] == ' '))
+      return text.substr(0, i + 1);
+  }
+  return text;
+}
+
+// The clause of the comment that states a duration ("about a minute on 2 cores", "Takes
+// hours on 2 cores", "minutes here"): the first run of text between ". " ; : , ( ) with a
+// number, an article or "takes", "in", "about" before seconds, minutes, hours or days (so
+// "Second sentence" is none), or such a unit before "here"; "" when there is none.
+std::string stated_time(const std::string& text) {
+  static const std::regex kTime(
+      R"((?:(?!\.(\s|$))[^;:,()])*(\b(\d+(\.\d+)?|a|an|few|several|takes?|in|about)\s+(seconds?|minutes?|hours?|days?)\b|\b(seconds?|minutes?|hours?|days?) here\b)(?:(?!\.(\s|$))[^;:,()])*)",
+      std::regex::icase);
+  std::smatch m;
+  if (!std::regex_search(text, m, kTime)) return "";
+  return core::trim(m.str());
+}
+
+// At most about `width` characters, cut at a space ("..." marks the cut).
+std::string shortened(const std::string& text, size_t width) {
+  if (text.size() <= width) return text;
+  const size_t cut = text.rfind(' ', width);
+  return text.substr(0, cut == std::string::npos || cut < width / 2 ? width : cut) + " ...";
+}
+
+std::vector<Preset> find_presets(const std::string& root, const std::string& only) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(root))
+    throw core::UsageError(fmt::format(
+        "no presets at '{}' (hint: run from the seqbench checkout, or give --configs DIR)", root));
+  std::vector<std::string> names;
+  for (const auto& e : experiments()) names.push_back(e.name);
+  if (!only.empty() && !find_experiment(only))
+    throw core::UsageError(core::unknown_name("experiment", only, names));
+  std::vector<Preset> out;
+  for (const auto& e : experiments()) {
+    if (!only.empty() && only != e.name) continue;
+    const fs::path dir = fs::path(root) / e.name;
+    if (!fs::is_directory(dir)) continue;
+    std::vector<fs::path> files;
+    for (const auto& f : fs::directory_iterator(dir))
+      if (f.is_regular_file() && f.path().extension() == ".yaml") files.push_back(f.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      const std::string comment = leading_comment(f.string());
+      out.push_back({e.name, f.stem().string(), f.string(), shortened(first_sentence(comment), 110),
+                     shortened(stated_time(comment), 80)});
+    }
+  }
+  return out;
+}
+
+int presets_main(const std::string& root, const std::string& only, const std::string& format) {
+  const std::vector<Preset> presets = find_presets(root, only);
+  if (format == "json") {
+    Json out = Json::array();
+    for (const auto& p : presets)
+      out.push_back({{"experiment", p.experiment},
+                     {"name", p.name},
+                     {"path", p.path},
+                     {"purpose", p.purpose},
+                     {"time", p.time}});
+    fmt::print("{}\n", out.dump(2));
+    return 0;
+  }
+  std::string current;
+  for (const auto& p : presets) {
+    if (p.experiment != current) {
+      current = p.experiment;
+      fmt::print("{}## {} (`seqbench {} --config {}/{}/NAME.yaml`)\n\n| preset | purpose | time (as "
+                 "the file states it) |\n|---|---|---|\n",
+                 current == presets.front().experiment ? "" : "\n", current, current, root, current);
+    }
+    const auto cell = [](std::string text) {
+      for (size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2))
+        text.replace(at, 1, "\\|");
+      return text;
+    };
+    fmt::print("| {} | {} | {} |\n", p.name, cell(p.purpose), p.time.empty() ? "—" : cell(p.time));
+  }
+  if (presets.empty()) fmt::print(stderr, "seqbench list: no presets under {}/\n", root);
+  return 0;
+}
+
 }  // namespace
 
 int list_main(int argc, char** argv) {
   std::vector<std::string> names;
   for (const auto& f : kFamilies) names.push_back(f.name);
-  const std::string usage =
-      fmt::format("usage: seqbench list [--format md|json] [{}]\n", core::join(names, "|"));
-  std::string format = "md", only;
-  for (int i = 1; i < argc; ++i) {
+  const std::string usage = fmt::format(
+      "usage: seqbench list [--format md|json] [{}]\n"
+      "       seqbench list presets [EXPERIMENT] [--format md|json] [--configs DIR]\n"
+      "         the preset files (default DIR: configs), each with the first sentence of its\n"
+      "         leading comment and the time the comment states, if it states one\n",
+      core::join(names, "|"));
+  std::string format = "md", only, configs = "configs", experiment;
+  const bool presets = argc > 1 && std::string(argv[1]) == "presets";
+  for (int i = presets ? 2 : 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       fmt::print("{}", usage);
       return 0;
     }
-    if (arg == "--format" && i + 1 < argc) {
-      format = argv[++i];
+    std::string* value = arg == "--format" ? &format : arg == "--configs" && presets ? &configs : nullptr;
+    if (value && i + 1 < argc) {
+      *value = argv[++i];
     } else if (arg.rfind("--format=", 0) == 0) {
       format = arg.substr(9);
-    } else if (arg.empty() || arg[0] == '-' || !only.empty()) {
-      fmt::print(stderr, "{}", usage);
-      return 2;
+    } else if (value || (!arg.empty() && arg[0] == '-')) {
+      return fail(fmt::format("{}: {} (hint: seqbench list --help)", arg,
+                              value ? "needs a value" : "unknown option"));
+    } else if (!(presets ? experiment : only).empty()) {
+      return fail(fmt::format("'{}': one {} at most (hint: seqbench list --help)", arg,
+                              presets ? "experiment" : "family"));
     } else {
-      only = arg;
+      (presets ? experiment : only) = arg;
     }
   }
   if (format != "md" && format != "json")
     return fail(fmt::format("--format: '{}' is not md or json", format));
+  if (presets) {
+    try {
+      return presets_main(configs, experiment, format);
+    } catch (const core::Error& e) {
+      return fail(e.what());
+    }
+  }
   if (!only.empty() && std::find(names.begin(), names.end(), only) == names.end())
     return fail(core::unknown_name("family", only, names));
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "report/claims.hpp"
@@ -69,6 +71,19 @@ report::PaperReport make_report(const report::PaperSpec& spec, const PaperComman
   return report::build_paper_report(spec, opts);
 }
 
+// The link from one paper's page in `out` to the index of `report papers`, where that
+// index exists: beside the page's directory (`report papers --out DIR` wrote both), else
+// at its default place; "" when there is none.
+std::string papers_index_link(const PaperCommand& cmd, const std::string& out) {
+  namespace fs = std::filesystem;
+  const fs::path page_dir = fs::absolute(out).lexically_normal();
+  for (const fs::path& index : {page_dir.parent_path() / "index.html",
+                                fs::absolute(cmd.results + "/papers/report/index.html").lexically_normal()})
+    if (core::file_exists(index.string()) && index.parent_path() != page_dir)
+      return index.lexically_relative(page_dir).string();
+  return "";
+}
+
 }  // namespace
 
 int paper_command(const PaperCommand& cmd) {
@@ -86,7 +101,7 @@ int paper_command(const PaperCommand& cmd) {
     const report::PaperSpec& spec = report::paper_spec(cmd.name);
     const std::string out = cmd.out.empty() ? fmt::format("{}/papers/{}/report", cmd.results, spec.name) : cmd.out;
     const report::PaperReport r = make_report(spec, cmd, out, cmd.dirs);
-    const auto files = report::write_paper_report(r, out);
+    const auto files = report::write_paper_report(r, out, papers_index_link(cmd, out));
     fmt::print("{}", cmd.format == "csv"     ? report::paper_csv(r)
                      : cmd.format == "latex" ? report::paper_latex(r)
                                              : report::paper_markdown(r));
@@ -97,7 +112,7 @@ int paper_command(const PaperCommand& cmd) {
   std::vector<report::PaperReport> reports;
   for (const auto& spec : report::paper_specs()) {
     reports.push_back(make_report(spec, cmd, out + "/" + spec.name, {}));
-    report::write_paper_report(reports.back(), out + "/" + spec.name);
+    report::write_paper_report(reports.back(), out + "/" + spec.name, "../index.html");
   }
   core::write_file_atomic(out + "/index.html", report::papers_index_html(reports));
   for (const auto& r : reports) {

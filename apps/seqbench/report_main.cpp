@@ -241,7 +241,7 @@ int compare_main(int argc, char** argv) {
   return guarded("compare", [&] {
     CLI::App app(
         "seqbench compare: one row per model from an experiment's runs.csv (means over "
-        "runs sharing a label, best first); see docs/report.md",
+        "runs sharing a label with sd and n, min-max for n = 2, best first); see docs/report.md",
         "seqbench compare");
     std::string runs_csv, format = "md", out, by = "label";
     app.add_option("RUNS_CSV", runs_csv, "e.g. results/copy/runs.csv")->required();
@@ -252,9 +252,11 @@ int compare_main(int argc, char** argv) {
         ->type_name("FILE");
     auto* by_opt =
         app.add_option("--by", by,
-                       "the runs.csv column that groups runs into rows, averaging over any "
-                       "other difference (default: label, split by config)")
-            ->type_name("COLUMN");
+                       "what groups runs into rows, averaging over any other difference: a "
+                       "runs.csv column, or a config key the runs differ in (task.T, "
+                       "model.hidden: read from each run's config.yaml); default: label, split "
+                       "by config")
+            ->type_name("COLUMN|KEY");
     if (!config::parse_cli(app, argc, argv)) return static_cast<int>(core::kExitOk);
 
     report::CompareOptions opts;

@@ -26,6 +26,9 @@ struct LaunchOptions {
   bool quiet = false;    // local: no progress lines
   bool wait = false;     // slurm: wait until the job array has left the queue
   int64_t timeout_s = 3600;  // slurm --wait: give up after this many seconds
+  // A progress line ([k/N done, ...], sweep/live.hpp) at least this often while runs go on
+  // (local: also after each run ends; slurm: with --wait); 0: only after each run ends.
+  double progress_every_s = 15;
 };
 
 class SweepBackend {
@@ -99,7 +102,8 @@ int calibrate(const sweep::Spec& spec, const std::vector<sweep::Run>& runs,
               const EstimateOptions& opts, int64_t updates, double min_seconds,
               bool force_threads);
 
-// `seqbench sweep status SPEC`: one line per run and the counts (sweep_status.cpp).
-int print_status(const sweep::Spec& spec, const std::vector<sweep::Run>& runs);
+// `seqbench sweep status SPEC`: one line per run (a running run's update and ETA), the
+// counts, and the sweep's ETA with `slots` runs at once (sweep_status.cpp).
+int print_status(const sweep::Spec& spec, const std::vector<sweep::Run>& runs, int64_t slots);
 
 }  // namespace seqbench::apps

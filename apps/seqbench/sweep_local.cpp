@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "apps/seqbench/sweep_backend.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
+#include "sweep/live.hpp"
 
 namespace seqbench::apps {
 
@@ -31,6 +33,22 @@ using sweep::State;
 
 volatile std::sig_atomic_t g_signal = 0;
 void on_signal(int sig) { g_signal = sig; }
+void on_tick(int) {}
+
+// Wakes a blocked wait4 every `seconds` (SIGALRM without SA_RESTART: wait4 returns EINTR),
+// so that progress lines come while the runs go on; 0 stops it. A forked child has no
+// timer, and exec resets the handler.
+void set_ticks(double seconds) {
+  struct sigaction sa {};
+  sa.sa_handler = on_tick;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGALRM, &sa, nullptr);
+  itimerval t{};
+  t.it_interval.tv_sec = time_t(seconds);
+  t.it_interval.tv_usec = suseconds_t((seconds - double(time_t(seconds))) * 1e6);
+  t.it_value = t.it_interval;
+  setitimer(ITIMER_REAL, &t, nullptr);
+}
 
 }  // namespace
 
@@ -131,6 +149,20 @@ int LocalBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
   };
   std::map<pid_t, Active> active;
   int started = 0, failed = 0, skipped_failed = 0;
+  // "[k/N done, j running, f failed] ..." after each run ends, and every
+  // progress_every_s seconds while runs go on (a wait woken by the timer).
+  auto last_shown = std::chrono::steady_clock::now();
+  const auto show_progress = [&](bool now) {
+    if (quiet) return;
+    const auto t = std::chrono::steady_clock::now();
+    if (!now && (opts_.progress_every_s <= 0 ||
+                 std::chrono::duration<double>(t - last_shown).count() < opts_.progress_every_s))
+      return;
+    last_shown = t;
+    fmt::print(stderr, "seqbench sweep: {}\n",
+               sweep::progress_line(sweep::sweep_progress(spec, runs, jobs)));
+  };
+  if (!quiet && opts_.progress_every_s > 0) set_ticks(opts_.progress_every_s);
   const auto reap = [&](bool block) {
     int status = 0;
     struct rusage ru {};
@@ -149,6 +181,7 @@ int LocalBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
                                           : fmt::format("failed (exit {}; log {})", code,
                                                         sweep::log_path(spec, ended)));
     active.erase(it);
+    show_progress(true);
     return true;
   };
   for (const Run& run : runs) {
@@ -161,6 +194,7 @@ int LocalBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
     }
     while (int64_t(active.size()) >= jobs && !g_signal) {
       if (!reap(true) && errno != EINTR) break;
+      show_progress(false);
     }
     if (g_signal) break;
     const StartedRun s = start_run(spec, run, threads, force_threads, st);
@@ -178,7 +212,9 @@ int LocalBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
       forwarded = true;
     }
     if (!reap(true) && errno == ECHILD) break;
+    show_progress(false);
   }
+  set_ticks(0);
   if (g_signal) {
     fmt::print(stderr,
                "seqbench sweep: interrupted; the runs checkpointed. Run the same command again "

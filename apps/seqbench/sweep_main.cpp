@@ -14,6 +14,7 @@
 
 #include "apps/experiments.hpp"
 #include "apps/seqbench/sweep_backend.hpp"
+#include "config/cli.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "core/threads.hpp"
@@ -36,14 +37,15 @@ int sweep_main(int argc, char** argv) {
   try {
     const bool status_cmd = argc > 1 && std::string(argv[1]) == "status";
     CLI::App app(status_cmd ? "seqbench sweep status: where each run of a sweep stands"
-                            : "seqbench sweep: run a sweep file's runs (docs/sweeps.md)");
+                            : "seqbench sweep: run a sweep file's runs (docs/sweeps.md)",
+                 status_cmd ? "seqbench sweep status" : "seqbench sweep");
     app.set_help_flag("-h,--help");
     std::string spec_path, backend = "local";
     int64_t jobs = 0, threads = 0, run_idx = -1, timeout_s = 3600;
     bool dry_run = false, retry_failed = false, wait = false, quiet = false, force_threads = false,
          calibrate_flag = false;
     int64_t slurm_cores = 64, calibrate_updates = 30;
-    double calibrate_seconds = 5;
+    double calibrate_seconds = 5, progress_every = 15;
     std::vector<std::string> estimate_from;
     std::string partition, time_limit, mem, out;
     int64_t cpus = 0;
@@ -93,6 +95,12 @@ int sweep_main(int argc, char** argv) {
           ->option_text("DIR");
       app.add_flag("--retry-failed", retry_failed, "run failed runs again (from scratch)");
       app.add_flag("-q,--quiet", quiet, "no progress lines");
+      app.add_option("--progress-every", progress_every,
+                     "a progress line ([k/N done, j running, f failed], each running run's update "
+                     "and ETA, the sweep's ETA) at least every this many seconds (default 15; 0: "
+                     "only when a run ends); slurm: with --wait")
+          ->check(CLI::Range(0.0, 86400.0))
+          ->type_name("SECONDS");
       app.add_flag("--wait", wait, "slurm: wait until the job array has left the queue");
       app.add_option("--timeout", timeout_s, "slurm --wait: give up waiting after this many seconds")
           ->check(CLI::Range(int64_t(1), int64_t(30LL * 24 * 3600)));
@@ -105,11 +113,9 @@ int sweep_main(int argc, char** argv) {
                      "run only the run with this index, in the foreground (what each Slurm "
                      "array task does)");
     }
-    try {
-      app.parse(status_cmd ? argc - 1 : argc, status_cmd ? argv + 1 : argv);
-    } catch (const CLI::ParseError& e) {
-      return app.exit(e);
-    }
+    // An unknown option or a bad value: one line and exit 2, like every command.
+    if (!config::parse_cli(app, status_cmd ? argc - 1 : argc, status_cmd ? argv + 1 : argv))
+      return core::kExitOk;
     Spec spec = sweep::load_spec(spec_path, sweepable_experiments());
     sweep::override_spec(spec, seeds, out, out_opt->count() > 0);
     if (!partition.empty()) spec.slurm.partition = partition;
@@ -117,7 +123,7 @@ int sweep_main(int argc, char** argv) {
     if (!mem.empty()) spec.slurm.mem = mem;
     if (cpus > 0) spec.slurm.cpus_per_task = cpus;
     const std::vector<Run> runs = sweep::expand(spec);
-    if (status_cmd) return print_status(spec, runs);
+    if (status_cmd) return print_status(spec, runs, spec.jobs > 0 ? spec.jobs : cores());
 
     if (jobs == 0) jobs = spec.jobs > 0 ? spec.jobs : cores();
     if (threads == 0) threads = spec.threads;
@@ -182,6 +188,7 @@ int sweep_main(int argc, char** argv) {
     launch.quiet = quiet;
     launch.wait = wait;
     launch.timeout_s = timeout_s;
+    launch.progress_every_s = progress_every;
     const std::unique_ptr<SweepBackend> runner =
         backend == "slurm" ? slurm_backend(launch) : local_backend(launch);
     return runner->launch(spec, runs);

@@ -14,6 +14,7 @@
 #include "apps/seqbench/sweep_backend.hpp"
 #include "core/check.hpp"
 #include "core/fs.hpp"
+#include "sweep/live.hpp"
 
 namespace seqbench::apps {
 
@@ -118,6 +119,21 @@ int SlurmBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
              todo.size(), indices, script_path);
   if (!wait) return core::kExitOk;
   const auto start = std::chrono::steady_clock::now();
+  auto last_shown = start;
+  int last_ended = -1;  // done + failed at the last line shown
+  // The same progress line as a local sweep, from the runs' files, when a run has ended and
+  // at least every progress_every_s seconds; the tasks running now are the runs at once.
+  const auto show_progress = [&](bool now) {
+    if (opts_.quiet) return;
+    const sweep::SweepProgress p = sweep::sweep_progress(spec, runs, 0);
+    const auto t = std::chrono::steady_clock::now();
+    const bool due = opts_.progress_every_s > 0 &&
+                     std::chrono::duration<double>(t - last_shown).count() >= opts_.progress_every_s;
+    if (!now && !due && p.done + p.failed == last_ended) return;
+    last_shown = t;
+    last_ended = p.done + p.failed;
+    fmt::print(stderr, "seqbench sweep: job {}: {}\n", job, sweep::progress_line(p));
+  };
   for (;;) {
     // Empty once the array has left the queue; a job Slurm has already forgotten
     // (MinJobAge passed) is an "Invalid job id" error, which means the same.
@@ -131,8 +147,10 @@ int SlurmBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
                  job, timeout_s, spec.path);
       return core::kExitError;
     }
+    show_progress(false);
     std::this_thread::sleep_for(std::chrono::seconds(2));
   }
+  show_progress(true);
   int bad = 0;
   for (size_t i : todo)
     if (sweep::run_status(spec, runs[i]).state != State::kDone) ++bad;

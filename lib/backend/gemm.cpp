@@ -121,4 +121,13 @@ const char* gemm_impl_name(GemmImpl impl) {
   return impl == GemmImpl::OneDnn ? "onednn" : "openblas";
 }
 
+std::string library_versions() {
+  const dnnl_version_t* v = dnnl_version();
+  std::string blas = openblas_get_config();  // "OpenBLAS 0.3.21 DYNAMIC_ARCH ..."
+  const size_t first = blas.find(' ');
+  const size_t second = first == std::string::npos ? first : blas.find(' ', first + 1);
+  return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+         std::to_string(v->patch) + ", " + blas.substr(0, second);
+}
+
 }  // namespace seqbench::backend

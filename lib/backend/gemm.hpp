@@ -32,4 +32,8 @@ GemmImpl gemm_impl();
 GemmImpl parse_gemm_impl(const std::string& name);
 const char* gemm_impl_name(GemmImpl impl);
 
+// The linked libraries' versions, for `seqbench --version`: "oneDNN 2.6.3, OpenBLAS 0.3.21"
+// (OpenBLAS's own config string, its first two words).
+std::string library_versions();
+
 }  // namespace seqbench::backend

@@ -74,8 +74,19 @@ void add_common_options(CLI::App& app, CommonOptions& opts) {
           ""));
   app.add_option("--out", opts.out, "results root directory (default from the config)")
       ->type_name("DIR");
-  app.add_flag("--resume", opts.resume,
-               "continue the run in <out>/<run-id> from its last checkpoint");
+  // --resume alone, or --resume latest: an optional value, so the flag form still works.
+  CLI::Option* resume = app.add_option("--resume", opts.resume_run,
+                 "continue the run <out>/<experiment>/<run-id> from its last checkpoint; "
+                 "`--resume latest`: the newest run of this label (of the experiment when no "
+                 "--config, --set or --demo is given) instead of --run-id")
+      ->expected(0, 1)
+      ->type_name("[latest]")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            return v.empty() || v == "latest" ? "" : "expected nothing or 'latest', got '" + v + "'";
+          },
+          ""));
+  app.parse_complete_callback([&opts, resume] { opts.resume = opts.resume || resume->count() > 0; });
   app.add_option("--resume-from", opts.resume_from,
                  "with --resume: which checkpoint, latest (default) or previous (the one before "
                  "it, kept for when the latest is damaged)")

@@ -35,6 +35,7 @@ struct CommonOptions {
   std::optional<uint64_t> max_memory;  // --max-memory SIZE in bytes (default: available memory)
   std::string out;                   // --out DIR (results root, default from config)
   bool resume = false;       // --resume (continue the run in --out/run-id from its checkpoint)
+  std::string resume_run;    // --resume latest: "latest" (the newest run of the label)
   std::string resume_from;   // --resume-from latest|previous (implies --resume)
   std::string run_id;        // --run-id ID
   bool quiet = false;        // --quiet, -q

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -17,16 +18,15 @@
 namespace seqbench::report {
 namespace {
 
-const char* const kIdentity[] = {"model", "task", "T", "data"};
+const char* const kIdentity[] = {"model", "task", "T", "width", "state_bytes", "image_size", "data"};
 const char* const kNumeric[] = {"final_metric",      "best_metric",       "updates",
                                 "updates_to_target", "seconds_to_target", "ms_per_update",
                                 "peak_rss_mb"};
 
-// Sums for one group while the rows are scanned.
+// The values of one group while the rows are scanned, per column (kNumeric's order).
 struct Acc {
   CompareRow row;
-  double sum_final = 0, sum_best = 0, sum_updates = 0, sum_ms = 0, sum_rss = 0;
-  double sum_upd_target = 0, sum_sec_target = 0;
+  std::vector<double> values[kCompareColumns];
   std::vector<std::vector<std::string>> identity_seen;  // per identity column, distinct values
 };
 
@@ -38,12 +38,33 @@ std::string readable(double v) {
   return fmt::format("{:.4g}", v);
 }
 
-std::string number(double v, bool exact) { return exact ? CsvWriter::cell(v) : readable(v); }
+// "0.91 ± 0.02" (n >= 3), "0.91 (0.89–0.93)" (n = 2), "0.91" (one run, or all equal).
+std::string with_spread(double mean, const Spread& s) {
+  if (s.min == s.max) return readable(mean);
+  if (s.n >= 3) return readable(mean) + " ± " + readable(s.sd);
+  if (s.n == 2) return fmt::format("{} ({}–{})", readable(mean), readable(s.min), readable(s.max));
+  return readable(mean);
+}
 
-std::string target_cell(const std::optional<double>& mean, int n_target, int n, bool exact) {
-  if (!mean) return "—";
-  std::string s = number(*mean, exact);
-  if (n_target < n) s += fmt::format(" ({}/{})", n_target, n);
+double mean_of(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? std::nan("") : sum / double(v.size());
+}
+
+Spread spread_of(const std::vector<double>& v) {
+  Spread s;
+  s.n = int(v.size());
+  s.sd = s.min = s.max = std::nan("");
+  if (v.empty()) return s;
+  s.min = *std::min_element(v.begin(), v.end());
+  s.max = *std::max_element(v.begin(), v.end());
+  if (v.size() >= 2) {
+    const double m = mean_of(v);
+    double ss = 0;
+    for (double x : v) ss += (x - m) * (x - m);
+    s.sd = std::sqrt(ss / double(v.size() - 1));
+  }
   return s;
 }
 
@@ -81,7 +102,25 @@ CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts,
   table.source = runs.path;
   table.by = opts.by;
   // col() throws naming the file and listing its columns.
-  runs.col(opts.by);
+  const bool by_config = !runs.has(opts.by);
+  if (by_config) {
+    bool known = false;
+    std::set<std::string> varying;  // the config keys whose values differ between runs
+    std::map<std::string, std::set<std::string>> values;
+    for (const auto& cfg : configs)
+      for (const auto& [k, v] : cfg) {
+        known |= k == opts.by;
+        values[k].insert(v);
+      }
+    for (const auto& [k, vs] : values)
+      if (vs.size() > 1 && !ignored_config_key(k)) varying.insert(k);
+    if (!known)
+      throw core::UsageError(fmt::format(
+          "--by {}: neither a column of {} ({}) nor a key of its runs' config.yaml (keys that "
+          "vary: {})",
+          opts.by, runs.path, core::join(runs.columns, ", "),
+          varying.empty() ? "none" : core::join(std::vector<std::string>(varying.begin(), varying.end()), ", ")));
+  }
   runs.col("metric");
   for (const char* name : kNumeric) runs.col(name);
   if (runs.rows.empty())
@@ -100,7 +139,13 @@ CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts,
   const bool split = !opts.average_over_configs && !configs.empty();
   for (size_t r = 0; r < runs.rows.size(); ++r) {
     const auto& cells = runs.rows[r];
-    const std::string& key = cells[runs.col(opts.by)];
+    std::string key;
+    if (!by_config) {
+      key = cells[runs.col(opts.by)];
+    } else {
+      const auto it = configs[r].find(opts.by);
+      key = it == configs[r].end() ? "(unset)" : it->second;
+    }
     const std::string& metric = cells[runs.col("metric")];
     const std::string sig = split ? config_signature(configs[r]) : std::string();
     auto [it, inserted] = index.try_emplace({key, metric, sig}, groups.size());
@@ -113,18 +158,15 @@ CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts,
     }
     Acc& g = groups[it->second];
     ++g.row.n;
-    g.sum_final += runs.number(r, "final_metric");
-    g.sum_best += runs.number(r, "best_metric");
-    g.sum_updates += runs.number(r, "updates");
-    g.sum_ms += runs.number(r, "ms_per_update");
-    g.sum_rss += runs.number(r, "peak_rss_mb");
+    for (int c : {kFinal, kBest, kUpdates, kMsPerUpdate, kPeakRss})
+      g.values[c].push_back(runs.number(r, kNumeric[c]));
     // runs.csv writes -1 for "never reached" (or no target set).
     const double upd = runs.number(r, "updates_to_target");
     const double sec = runs.number(r, "seconds_to_target");
     if (upd >= 0) {
       ++g.row.n_target;
-      g.sum_upd_target += upd;
-      g.sum_sec_target += sec;
+      g.values[kUpdatesToTarget].push_back(upd);
+      g.values[kSecondsToTarget].push_back(sec);
     }
     for (size_t i = 0; i < table.identity_columns.size(); ++i) {
       const std::string& v = cells[runs.col(table.identity_columns[i])];
@@ -171,16 +213,16 @@ CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts,
   const std::string first_metric = groups.front().row.metric;
   for (Acc& g : groups) {
     CompareRow& row = g.row;
-    const double n = row.n;
-    row.final_metric = g.sum_final / n;
-    row.best_metric = g.sum_best / n;
-    row.updates = g.sum_updates / n;
-    row.ms_per_update = g.sum_ms / n;
-    row.peak_rss_mb = g.sum_rss / n;
+    row.final_metric = mean_of(g.values[kFinal]);
+    row.best_metric = mean_of(g.values[kBest]);
+    row.updates = mean_of(g.values[kUpdates]);
+    row.ms_per_update = mean_of(g.values[kMsPerUpdate]);
+    row.peak_rss_mb = mean_of(g.values[kPeakRss]);
     if (row.n_target > 0) {
-      row.updates_to_target = g.sum_upd_target / row.n_target;
-      row.seconds_to_target = g.sum_sec_target / row.n_target;
+      row.updates_to_target = mean_of(g.values[kUpdatesToTarget]);
+      row.seconds_to_target = mean_of(g.values[kSecondsToTarget]);
     }
+    for (int c = 0; c < kCompareColumns; ++c) row.spread[c] = spread_of(g.values[c]);
     for (const auto& seen : g.identity_seen) {
       std::string joined;
       for (const auto& v : seen) joined += (joined.empty() ? "" : "/") + v;
@@ -205,18 +247,20 @@ CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts,
   return table;
 }
 
-std::vector<std::string> compare_header(const CompareTable& table) {
+std::vector<std::string> compare_header(const CompareTable& table, bool exact) {
   std::vector<std::string> header{table.by};
   for (const auto& c : table.identity_columns) header.push_back(c);
   header.push_back("n");
-  if (table.metric.empty()) {
-    header.insert(header.end(), {"metric", "final", "best"});
-  } else {
-    header.push_back("final " + table.metric);
-    header.push_back("best " + table.metric);
+  if (exact) header.push_back("n_target");
+  if (table.metric.empty()) header.push_back("metric");
+  const std::string final_name = table.metric.empty() ? "final" : "final " + table.metric;
+  const std::string best_name = table.metric.empty() ? "best" : "best " + table.metric;
+  for (const std::string& name : {final_name, best_name, std::string("updates"),
+                                  std::string("updates_to_target"), std::string("seconds_to_target"),
+                                  std::string("ms_per_update"), std::string("peak_rss_mb")}) {
+    header.push_back(name);
+    if (exact) header.insert(header.end(), {name + " sd", name + " min", name + " max"});
   }
-  header.insert(header.end(), {"updates", "updates_to_target", "seconds_to_target", "ms_per_update",
-                               "peak_rss_mb"});
   return header;
 }
 
@@ -226,14 +270,28 @@ std::vector<std::vector<std::string>> compare_cells(const CompareTable& table, b
     std::vector<std::string> cells{r.key};
     cells.insert(cells.end(), r.identity.begin(), r.identity.end());
     cells.push_back(std::to_string(r.n));
+    if (exact) cells.push_back(std::to_string(r.n_target));
     if (table.metric.empty()) cells.push_back(r.metric);
-    cells.push_back(number(r.final_metric, exact));
-    cells.push_back(number(r.best_metric, exact));
-    cells.push_back(number(r.updates, exact));
-    cells.push_back(target_cell(r.updates_to_target, r.n_target, r.n, exact));
-    cells.push_back(target_cell(r.seconds_to_target, r.n_target, r.n, exact));
-    cells.push_back(number(r.ms_per_update, exact));
-    cells.push_back(number(r.peak_rss_mb, exact));
+    const std::optional<double> means[kCompareColumns] = {
+        r.final_metric,      r.best_metric,     r.updates,    r.updates_to_target,
+        r.seconds_to_target, r.ms_per_update,   r.peak_rss_mb};
+    for (int c = 0; c < kCompareColumns; ++c) {
+      const Spread& s = r.spread[c];
+      if (exact) {
+        // Numbers only: a target never reached is an empty cell, an undefined sd "nan".
+        for (double v : {means[c].value_or(0), s.sd, s.min, s.max})
+          cells.push_back(means[c] ? CsvWriter::cell(v) : "");
+        continue;
+      }
+      const bool target = c == kUpdatesToTarget || c == kSecondsToTarget;
+      if (!means[c]) {
+        cells.push_back("—");
+        continue;
+      }
+      std::string cell = with_spread(*means[c], s);
+      if (target && r.n_target < r.n) cell += fmt::format(" ({}/{})", r.n_target, r.n);
+      cells.push_back(cell);
+    }
     out.push_back(std::move(cells));
   }
   return out;
@@ -244,7 +302,7 @@ std::string compare_markdown(const CompareTable& table) {
 }
 
 std::string compare_csv(const CompareTable& table) {
-  std::string out = csv_line(compare_header(table));
+  std::string out = csv_line(compare_header(table, true));
   for (const auto& row : compare_cells(table, true)) out += csv_line(row);
   return out;
 }

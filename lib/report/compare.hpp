@@ -1,11 +1,13 @@
 // `seqbench compare`: one row per model (label) from an experiment's runs.csv, so runs
-// with several seeds read as one line: means of the numbers, the run count n, sorted
-// best first by the final validation metric.
+// with several seeds read as one line: means of the numbers with their spread (sd for
+// n >= 3, min–max for n = 2), the run count n, sorted best first by the final validation
+// metric.
 //
 // Pure functions: compare_runs() builds a CompareTable from a CsvTable already read;
 // compare_markdown() / compare_csv() render it. Nothing here touches the file system.
 #pragma once
 
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,7 +24,9 @@ namespace seqbench::report {
 bool higher_is_better(std::string_view metric);
 
 struct CompareOptions {
-  std::string by = "label";  // the runs.csv column whose equal values form one row
+  // The runs.csv column whose equal values form one row, or a key of the runs' configs
+  // (config.yaml, flattened: "task.T", "model.hidden") when runs.csv has no such column.
+  std::string by = "label";
   // Unless set, runs with equal `by` values share a row only if their resolved configs
   // (RunConfigs) agree in everything but the seed and output.*; otherwise each config
   // gets its own row, named "<by value> [key=value, ...]" by the keys that differ.
@@ -36,6 +40,18 @@ using RunConfigs = std::vector<std::map<std::string, std::string>>;
 // The config keys that never split a row: the seed, and where the run's files went.
 bool ignored_config_key(const std::string& key);
 
+// The numeric columns of a row, in table order.
+enum CompareColumn {
+  kFinal, kBest, kUpdates, kUpdatesToTarget, kSecondsToTarget, kMsPerUpdate, kPeakRss, kCompareColumns
+};
+
+// How one column's values spread over a group's runs (those that reached the target, for
+// the two target columns): sample sd (NaN for n < 2), min, max, n.
+struct Spread {
+  double sd = 0, min = 0, max = 0;
+  int n = 0;
+};
+
 // One group of runs: same `by` value and same metric.
 struct CompareRow {
   std::string key;     // the `by` value
@@ -47,19 +63,24 @@ struct CompareRow {
   // Means over the runs that reached the target (a runs.csv value >= 0); n_target of n did.
   std::optional<double> updates_to_target, seconds_to_target;
   int n_target = 0;
+  Spread spread[kCompareColumns];
 };
 
 struct CompareTable {
   std::string source;                         // runs.csv path, for messages
-  std::string by;                             // the grouping column
-  std::vector<std::string> identity_columns;  // those of model, task, T, data the file has
+  std::string by;                             // the grouping column (or config key)
+  // The columns that say what a row is, those of model, task, T, width, state_bytes,
+  // image_size, data the file has (an experiment's x-axis: T for copy, width and
+  // state_bytes for recall, image_size for imagenet64).
+  std::vector<std::string> identity_columns;
   // The metric when all rows share one (headers then read "final acc"); empty if mixed,
   // in which case a "metric" column is added and rows are sorted by metric first.
   std::string metric;
   std::vector<CompareRow> rows;  // best first within each metric; NaN metrics last
 };
 
-// Groups and averages runs.csv rows. Required columns: opts.by, metric, final_metric,
+// Groups and averages runs.csv rows. Required columns: opts.by (or, failing that, a key of
+// configs: core::UsageError listing both when it is neither), metric, final_metric,
 // best_metric, updates, updates_to_target, seconds_to_target, ms_per_update,
 // peak_rss_mb; model, task, T and data are shown when present. Throws core::Error
 // naming runs.path for a missing column (listing those it has), a cell that is not a
@@ -68,10 +89,15 @@ struct CompareTable {
 CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts = {},
                           const RunConfigs& configs = {});
 
-// Header and body cells. `exact` writes numbers in shortest round-trip form (for CSV);
-// otherwise they are rounded for reading (4 significant digits). A target never reached
-// is "—"; one reached by only some runs of a group reads "1200 (2/3)".
-std::vector<std::string> compare_header(const CompareTable& table);
+// Header and body cells, for reading (exact false: Markdown) or for programs (exact
+// true: CSV). For reading, numbers are rounded (4 significant digits) and each mean
+// carries its spread: "0.91 ± 0.02" (n >= 3), "0.91 (0.89–0.93)" (n = 2), none where
+// all the runs agree (updates of runs without a target); a target never
+// reached is "—", one reached by only some runs of a group "1200 (2/3)". For programs,
+// every cell below a numeric header is a number in shortest round-trip form, "nan" or
+// empty (a target never reached): each mean column X is followed by "X sd", "X min" and
+// "X max", and "n_target" follows "n".
+std::vector<std::string> compare_header(const CompareTable& table, bool exact = false);
 std::vector<std::vector<std::string>> compare_cells(const CompareTable& table, bool exact);
 
 // The table as Markdown (report::markdown_table) and as RFC 4180 CSV text.

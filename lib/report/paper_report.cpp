@@ -226,12 +226,14 @@ std::string paper_latex(const PaperReport& r) {
   return out;
 }
 
-std::string paper_html(const PaperReport& r) {
+std::string paper_html(const PaperReport& r, const std::string& index_href) {
   const PaperSpec& p = *r.spec;
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>"
-      "<style>{}</style></head>\n<body>\n<p><a href=\"../index.html\">All papers</a></p>\n<h1>{}</h1>\n<p>{}</p>\n",
-      html_escape(p.name), kStyle, html_escape(heading(p)), html_escape(intro(p)));
+      "<style>{}</style></head>\n<body>\n{}<h1>{}</h1>\n<p>{}</p>\n",
+      html_escape(p.name), kStyle,
+      index_href.empty() ? "" : "<p><a href=\"" + html_escape(index_href) + "\">All papers</a></p>\n",
+      html_escape(heading(p)), html_escape(intro(p)));
   for (const auto& t : r.tables) {
     out += fmt::format("<h2>{}</h2>\n<p>Sweep <code>configs/papers/{}/{}_{{small,paper}}.yaml</code>. {}</p>\n",
                        html_escape(t.spec->title), p.name, t.spec->sweep,
@@ -310,14 +312,15 @@ std::string papers_index_html(const std::vector<PaperReport>& reports) {
          "page by default).</p>\n</body></html>\n";
 }
 
-std::vector<std::string> write_paper_report(const PaperReport& report, const std::string& out_dir) {
+std::vector<std::string> write_paper_report(const PaperReport& report, const std::string& out_dir,
+                                            const std::string& index_href) {
   core::make_dirs(out_dir);
   std::vector<std::string> written;
   for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
            {"report.md", paper_markdown(report)},
            {"report.csv", paper_csv(report)},
            {"report.tex", paper_latex(report)},
-           {"index.html", paper_html(report)}}) {
+           {"index.html", paper_html(report, index_href)}}) {
     core::write_file_atomic(out_dir + "/" + name, text);
     written.push_back(out_dir + "/" + name);
   }

@@ -87,12 +87,15 @@ std::string paper_markdown(const PaperReport& report);
 std::string paper_csv(const PaperReport& report);
 std::string paper_latex(const PaperReport& report);
 // One self-contained page: styles inline, PNG figures embedded as data: URIs, no script.
-std::string paper_html(const PaperReport& report);
+// index_href, when not empty, is the link "All papers" at its top (the index of `report
+// papers`, relative to the page); empty: no such link.
+std::string paper_html(const PaperReport& report, const std::string& index_href = "");
 // The index of `report papers`: one line per paper with its verdict counts and a link.
 std::string papers_index_html(const std::vector<PaperReport>& reports);
 
 // Writes report.md, report.csv, report.tex and index.html into out_dir (atomically) and
 // returns their paths.
-std::vector<std::string> write_paper_report(const PaperReport& report, const std::string& out_dir);
+std::vector<std::string> write_paper_report(const PaperReport& report, const std::string& out_dir,
+                                            const std::string& index_href = "");
 
 }  // namespace seqbench::report

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <ctime>
 #include <string>
+#include <string_view>
 
 namespace seqbench::report {
 
@@ -21,5 +22,13 @@ std::string make_run_id(const std::string& results_dir, const std::string& prefi
 // Same at a given broken-down time (for tests and reproducible ids).
 std::string make_run_id(const std::string& results_dir, const std::string& prefix, uint64_t seed,
                         const std::tm& when);
+
+// The prefix of an id make_run_id made ("lstm" of "lstm-20261122-170134-s1-2"); "" for
+// any other id (a sweep's "lstm_small-T5-s1", a --run-id of one's own).
+std::string run_id_prefix(std::string_view id);
+// The newest run in results_dir (a directory holding config.yaml) whose id make_run_id
+// made, with this prefix ("" for any), by the date and time in the id; "" when there is
+// none. What `--resume latest` continues.
+std::string newest_run_id(const std::string& results_dir, const std::string& prefix);
 
 }  // namespace seqbench::report

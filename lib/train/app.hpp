@@ -248,6 +248,22 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
     };
     config::resolve(cfg, opts, spec.demo_yaml);
     shorthands(cfg);
+    if (opts.resume_run == "latest") {
+      // The newest run of this label (of any label when nothing names a config).
+      if (!opts.run_id.empty())
+        throw core::UsageError("--resume latest finds the run itself (hint: drop --run-id, or give "
+                               "--resume alone with --run-id)");
+      const bool by_label = !opts.configs.empty() || !opts.sets.empty() || opts.demo;
+      const std::string dir = cfg.output.dir + "/" + spec.name;
+      const std::string prefix = by_label ? app_run_id_prefix(cfg, spec, app_label(cfg, spec)) : "";
+      cfg.output.run_id = report::newest_run_id(dir, prefix);
+      if (cfg.output.run_id.empty())
+        throw core::UsageError(fmt::format(
+            "--resume latest: no run {}in '{}' (hint: `seqbench runs {} --out {}` lists them)",
+            prefix.empty() ? "" : "labelled '" + prefix + "' ", dir, spec.name, cfg.output.dir));
+      if (!opts.quiet)
+        fmt::print(stderr, "seqbench {}: --resume latest: {}\n", spec.name, cfg.output.run_id);
+    }
     // Before the id is used in any path: it must not leave the results root.
     if (!cfg.output.run_id.empty())
       report::check_run_id(cfg.output.run_id, opts.run_id.empty() ? "output.run_id" : "--run-id");

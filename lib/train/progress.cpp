@@ -41,7 +41,7 @@ std::string Progress::format_duration(double seconds) {
 }
 
 std::string Progress::format_bar(int64_t done, int64_t total, double rate, const Stats& stats,
-                                 size_t max_width) {
+                                 size_t max_width, bool to_target) {
   const double frac = total > 0 ? std::clamp(double(done) / double(total), 0.0, 1.0) : 1.0;
   const int filled = static_cast<int>(frac * kBarWidth);
   // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "[" + std::string(...) at -O3.
@@ -60,6 +60,7 @@ std::string Progress::format_bar(int64_t done, int64_t total, double rate, const
   else
     out += fmt::format(" {:.2f} s/it", 1.0 / rate);  // slow updates read better this way
   out += " ETA " + format_duration(known ? double(total - done) / rate : NAN);
+  if (to_target) out += fmt::format(" to target or {} updates", total);
   if (max_width > 0 && out.size() > max_width) out.resize(max_width);
   // Whole stats only: a number cut short ("loss 12" from "loss 1234") would mislead.
   for (const auto& [name, value] : stats) {
@@ -86,7 +87,7 @@ void Progress::draw(std::chrono::steady_clock::time_point now) {
   const double elapsed = std::chrono::duration<double>(now - t0_).count();
   const double rate = elapsed > 0 ? double(done_ - start_) / elapsed : 0.0;
   // One column short of the width: writing the last column makes some terminals wrap.
-  bar_ = format_bar(done_, total_, rate, stats_, terminal_width() - 1);
+  bar_ = format_bar(done_, total_, rate, stats_, terminal_width() - 1, to_target_);
   std::fputs(kCr, out_);
   std::fputs(bar_.c_str(), out_);
   std::fputs(kClearEol, out_);

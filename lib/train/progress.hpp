@@ -43,8 +43,12 @@ class Progress {
   // The bar's text without terminal control codes; rate in updates/s (<= 0 or non-finite:
   // unknown). With max_width > 0 the stats that do not fit whole are left out (and the
   // rest cut to max_width).
+  // to_target: the run stops early at its target, so the ETA, to `total`, is a bound and
+  // says so ("ETA 4:11 to target or 15000 updates").
   static std::string format_bar(int64_t done, int64_t total, double rate, const Stats& stats,
-                                size_t max_width = 0);
+                                size_t max_width = 0, bool to_target = false);
+  // The run may stop before `total` (train.target or train.patience set).
+  void set_to_target(bool on) { to_target_ = on; }
 
  private:
   void draw(std::chrono::steady_clock::time_point now);
@@ -55,6 +59,7 @@ class Progress {
   bool quiet_, tty_;
   bool shown_ = false;  // a bar is on the current terminal line
   bool finished_ = false;
+  bool to_target_ = false;
   size_t width_ = 0;
   Stats stats_;
   std::string bar_;  // last drawn bar, redrawn after line()

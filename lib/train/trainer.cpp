@@ -219,6 +219,7 @@ Summary Trainer::run() {
   auto& ps = exp_.params();
   const std::string name = exp_.metric();
   progress_ = std::make_unique<Progress>(cfg_.steps, step_, stderr, quiet_);
+  progress_->set_to_target(cfg_.target.has_value() || cfg_.patience > 0);
   const auto t_start = Clock::now();
   const int64_t first = step_;
   auto elapsed = [&] { return elapsed_before_ + seconds_since(t_start); };

@@ -48,6 +48,19 @@ TEST(PaperReportCli, OnePaperPrintsItsTablesAndWritesEveryFormat) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
   for (const char* f : {"report.md", "report.csv", "report.tex", "index.html"})
     EXPECT_TRUE(fs::exists(dir + "/results/papers/kerg2020/report/" + std::string(f))) << f;
+  // No index of all papers yet: no link to one.
+  EXPECT_EQ(clitest::slurp(dir + "/results/papers/kerg2020/report/index.html").find("All papers"),
+            std::string::npos);
+  // Once `report papers` has written the index (at its default place), a paper's own
+  // report links to it, and each page under the index links up to it.
+  ASSERT_EQ(run(kFront + " report papers --bench none", dir).code, 0);
+  EXPECT_NE(clitest::slurp(dir + "/results/papers/report/kerg2020/index.html")
+                .find("<a href=\"../index.html\">All papers</a>"),
+            std::string::npos);
+  ASSERT_EQ(run(kFront + " report paper kerg2020", dir).code, 0);
+  EXPECT_NE(clitest::slurp(dir + "/results/papers/kerg2020/report/index.html")
+                .find("<a href=\"../../report/index.html\">All papers</a>"),
+            std::string::npos);
   if (report::find_program("gnuplot")) {
     EXPECT_TRUE(fs::exists(dir + "/results/papers/kerg2020/report/figures/gradnorm/gradnorm_distance.png"));
     EXPECT_TRUE(fs::exists(dir + "/results/papers/kerg2020/report/figures/gradnorm/gradnorm_distance.svg"));
@@ -123,6 +136,9 @@ TEST(PaperReportCli, EveryPageOpensInHeadlessChromiumWithEveryFigureLoaded) {
     ASSERT_TRUE(fs::exists(page)) << page;
     const std::string html = clitest::slurp(page);
     EXPECT_EQ(html.find("<script"), std::string::npos) << page << ": the pages carry no script";
+    if (!paper.empty()) {  // the index it links back to exists
+      EXPECT_NE(html.find("<a href=\"../index.html\">All papers</a>"), std::string::npos) << page;
+    }
     // The test's own probe, added to a copy of the page: once the page has loaded, it
     // records how many images there are and how many decoded to a real picture.
     std::string probe = html;

@@ -172,6 +172,8 @@ TEST(SweepCli, SlurmBackendRunsTheSweepAsAJobArrayWithTheSameNumbersAsLocal) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("submitted job array"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("4 of 4 run(s) done"), std::string::npos) << r.err;
+  // --wait prints the local sweep's progress line, polled, and the counts at the end.
+  EXPECT_NE(r.err.find(": [4/4 done, 0 running, 0 failed]"), std::string::npos) << r.err;
   const auto a = finals(dir + "/local/copy/runs.csv"), b = finals(dir + "/slurm/copy/runs.csv");
   ASSERT_EQ(b.size(), 4u);
   EXPECT_EQ(a, b);

@@ -127,7 +127,7 @@ TEST(Compare, TargetNeverReachedIsADashAndPartialHitsAreCounted) {
   EXPECT_EQ(cells[0][col("seconds_to_target")], "30 (1/2)");
   EXPECT_EQ(cells[1][col("updates_to_target")], "—");
   EXPECT_EQ(cells[1][col("seconds_to_target")], "—");
-  EXPECT_EQ(cells[0][col("final acc")], "0.85");
+  EXPECT_EQ(cells[0][col("final acc")], "0.85 (0.8–0.9)");  // n = 2: min–max
   EXPECT_EQ(cells[0][col("n")], "2");
 }
 
@@ -149,16 +149,66 @@ TEST(Compare, CsvOutputParsesBackWithExactMeans) {
                run_row("gru", "gru", 1, "acc", 1.0 / 3.0, 0.4, 100, -1, -1, 4, 41)));
   const std::string csv = report::compare_csv(t);
   const report::CsvTable back = report::parse_csv(csv, "compare.csv");
-  EXPECT_EQ(back.columns, report::compare_header(t));
+  EXPECT_EQ(back.columns, report::compare_header(t, /*exact=*/true));
   ASSERT_EQ(back.rows.size(), 2u);
   // gru (1/3) beats the lstm mean (0.15) on accuracy.
   EXPECT_EQ(back.rows[0][back.col("label")], "gru");
   EXPECT_EQ(std::stod(back.rows[0][back.col("final acc")]), 1.0 / 3.0);
-  EXPECT_EQ(back.rows[0][back.col("updates_to_target")], "—");
+  // Numbers only: a target never reached is empty, an sd of one run nan.
+  EXPECT_EQ(back.rows[0][back.col("updates_to_target")], "");
+  EXPECT_EQ(back.rows[0][back.col("n_target")], "0");
+  EXPECT_EQ(back.rows[0][back.col("final acc sd")], "nan");
   EXPECT_EQ(back.rows[1][back.col("label")], "lstm, big");  // the comma survived quoting
   EXPECT_EQ(std::stod(back.rows[1][back.col("final acc")]), (0.1 + 0.2) / 2);
+  EXPECT_EQ(std::stod(back.rows[1][back.col("final acc min")]), 0.1);
+  EXPECT_EQ(std::stod(back.rows[1][back.col("final acc max")]), 0.2);
+  EXPECT_NEAR(std::stod(back.rows[1][back.col("final acc sd")]), std::sqrt(0.005), 1e-12);
   EXPECT_EQ(back.rows[1][back.col("n")], "2");
-  EXPECT_EQ(back.rows[1][back.col("updates_to_target")], "50 (1/2)");
+  EXPECT_EQ(back.rows[1][back.col("updates_to_target")], "50");
+  EXPECT_EQ(back.rows[1][back.col("n_target")], "1");
+  EXPECT_EQ(csv.find("—"), std::string::npos) << csv;
+}
+
+TEST(Compare, ThreeOrMoreRunsShowMeanPlusMinusSd) {
+  const auto t = report::compare_runs(
+      table_of(run_row("lstm", "lstm", 1, "acc", 0.5, 0.5, 10, -1, -1, 1, 1) +
+               run_row("lstm", "lstm", 2, "acc", 0.7, 0.7, 10, -1, -1, 1, 1) +
+               run_row("lstm", "lstm", 3, "acc", 0.9, 0.9, 10, -1, -1, 1, 1)));
+  const auto cells = report::compare_cells(t, false);
+  const auto header = report::compare_header(t);
+  const auto col = std::find(header.begin(), header.end(), "final acc") - header.begin();
+  EXPECT_EQ(cells[0][size_t(col)], "0.7 ± 0.2");
+  // Values all equal (every run did 10 updates) carry no spread.
+  const auto updates = std::find(header.begin(), header.end(), "updates") - header.begin();
+  EXPECT_EQ(cells[0][size_t(updates)], "10");
+  EXPECT_DOUBLE_EQ(t.rows[0].spread[report::kFinal].sd, 0.2);
+  EXPECT_DOUBLE_EQ(t.rows[0].spread[report::kFinal].min, 0.5);
+  EXPECT_EQ(t.rows[0].spread[report::kFinal].n, 3);
+}
+
+TEST(Compare, ByAConfigKeyGroupsOnTheRunsConfigs) {
+  const auto runs = table_of(run_row("a", "lstm", 1, "acc", 0.2, 0.2, 10, -1, -1, 1, 1) +
+                             run_row("b", "lstm", 1, "acc", 0.4, 0.4, 10, -1, -1, 1, 1) +
+                             run_row("c", "lstm", 1, "acc", 0.9, 0.9, 10, -1, -1, 1, 1));
+  const report::RunConfigs configs{{{"model.hidden", "8"}, {"train.seed", "1"}},
+                                   {{"model.hidden", "8"}, {"train.seed", "2"}},
+                                   {{"model.hidden", "64"}, {"train.seed", "1"}}};
+  report::CompareOptions opts;
+  opts.by = "model.hidden";
+  opts.average_over_configs = true;
+  const auto t = report::compare_runs(runs, opts, configs);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(report::compare_header(t)[0], "model.hidden");
+  EXPECT_EQ(t.rows[0].key, "64");
+  EXPECT_EQ(t.rows[1].key, "8");
+  EXPECT_EQ(t.rows[1].n, 2);
+  EXPECT_DOUBLE_EQ(t.rows[1].final_metric, 0.3);
+  // Neither a column nor a key: the error lists the columns and the keys that vary.
+  opts.by = "model.hiden";
+  const std::string msg = message_of([&] { report::compare_runs(runs, opts, configs); });
+  EXPECT_NE(msg.find("--by model.hiden"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("keys that vary: model.hidden)"), std::string::npos) << msg;  // not train.seed
+  EXPECT_NE(msg.find("final_metric"), std::string::npos) << msg;
 }
 
 TEST(Compare, MixedMetricsGetAMetricColumnAndSortPerMetric) {

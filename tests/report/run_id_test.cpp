@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <vector>
 #include <filesystem>
+#include <fstream>
 
 #include "core/check.hpp"
 
@@ -57,4 +58,28 @@ TEST(RunId, IdsThatWouldLeaveTheResultsRootAreRefused) {
   for (const std::string& good :
        std::vector<std::string>{"lstm-s1", "nan", "a.b", "lr1e+05", "x_y", std::string(128, 'a')})
     EXPECT_NO_THROW(report::check_run_id(good, "--run-id")) << good;
+}
+
+TEST(RunId, PrefixOfAMadeIdAndNothingOfOthers) {
+  EXPECT_EQ(report::run_id_prefix("lstm-20240102-030405-s7"), "lstm");
+  EXPECT_EQ(report::run_id_prefix("rel-lstm-20240102-030405-s7-2"), "rel-lstm");
+  EXPECT_EQ(report::run_id_prefix("local2-routing2-20240102-030405-s12"), "local2-routing2");
+  for (const char* other : {"lstm_small-T5-s1", "done-one", "lstm-20240102-030405-s", "lstm-20240102-030405-s7-x",
+                            "-20240102-030405-s7", "lstm-2024012-030405-s7"})
+    EXPECT_EQ(report::run_id_prefix(other), "") << other;
+}
+
+TEST(RunId, NewestRunIsTheLatestTimeOfItsPrefixWithAConfig) {
+  TempDir dir;
+  for (const char* id : {"lstm-20240102-030405-s1", "lstm-20240301-000000-s1", "lstm-20240301-000000-s1-2",
+                         "rnn-20250101-000000-s1", "lstm-20260101-000000-s1", "lstm_small-T5-s1"}) {
+    std::filesystem::create_directories(dir / id);
+    // The 2026 one has no config.yaml: not a run (a directory claimed, nothing written).
+    if (std::string(id) != "lstm-20260101-000000-s1") std::ofstream(dir / id + "/config.yaml") << "x: 1\n";
+  }
+  EXPECT_EQ(report::newest_run_id(dir.path, "lstm"), "lstm-20240301-000000-s1-2");
+  EXPECT_EQ(report::newest_run_id(dir.path, "rnn"), "rnn-20250101-000000-s1");
+  EXPECT_EQ(report::newest_run_id(dir.path, ""), "rnn-20250101-000000-s1");
+  EXPECT_EQ(report::newest_run_id(dir.path, "gru"), "");
+  EXPECT_EQ(report::newest_run_id(dir / "nosuch", ""), "");
 }

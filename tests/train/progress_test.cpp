@@ -55,6 +55,10 @@ TEST(Progress, FormatBar) {
   // Stats that do not fit whole are dropped rather than cut mid-number.
   EXPECT_EQ(Progress::format_bar(3, 10, 1.0, {{"loss", 1.5}, {"acc", 0.25}}, 60),
             "[######..............] 3/10 30% 1.0 it/s ETA 0:07 loss 1.5");
+  // A run that stops at its target says that its ETA is to the last update, a bound.
+  EXPECT_EQ(Progress::format_bar(1250, 5000, 310.25, {{"loss", 0.5}}, 0, /*to_target=*/true),
+            "[#####...............] 1250/5000 25% 310.2 it/s ETA 0:12 to target or 5000 updates "
+            "loss 0.5");
 }
 
 TEST(Progress, NotATerminalUpdateIsSilentAndLinePrints) {
