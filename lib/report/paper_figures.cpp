@@ -606,8 +606,11 @@ std::vector<PaperFigure> table_curve_figures(const PaperTable& table, const Pape
     if (!drawn.insert(sweep_dir + "/" + t.experiment).second) continue;  // another table's runs too
     const std::string size = sweep_size(sweep_dir, t.sweep).value_or(sweep_dir);
     PaperFigure fig;
-    fig.own_spec = std::make_shared<FigureSpec>(FigureSpec{
-        "curves_" + t.sweep, "curves", fmt::format("Learning curves of the {} runs ({})", t.sweep, size)});
+    FigureSpec curves;
+    curves.id = "curves_" + t.sweep;
+    curves.kind = "curves";
+    curves.title = fmt::format("Learning curves of the {} runs ({})", t.sweep, size);
+    fig.own_spec = std::make_shared<FigureSpec>(std::move(curves));
     fig.spec = fig.own_spec.get();
     std::string dir = (opts.out_dir.empty() ? std::string(".") : opts.out_dir) + "/figures/" + fig.spec->id;
     if (table.dirs.size() > 1) dir += "/" + file_slug(size);

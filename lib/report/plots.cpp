@@ -46,7 +46,11 @@ std::vector<DistanceSeries> distance_series(const std::vector<DistanceCurve>& cu
   for (const auto& c : curves) {
     auto it = std::find_if(out.begin(), out.end(),
                            [&](const DistanceSeries& s) { return s.label == c.label && s.step == c.step; });
-    if (it == out.end()) it = out.insert(out.end(), DistanceSeries{c.label, c.step});
+    if (it == out.end()) {
+      it = out.insert(out.end(), DistanceSeries{});
+      it->label = c.label;
+      it->step = c.step;
+    }
     ++it->runs;
     it->zeros += c.zeros;
     Samples s;
