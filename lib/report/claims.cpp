@@ -827,13 +827,20 @@ std::string draw_samples(const ClaimResult& r, const std::string& out_dir) {
     ++n_panels;
   }
   if (n_panels == 0) return "";
+  // Wide enough for the titles at about 7.5 pixels a character (Sans 11): gnuplot cuts a
+  // title that does not fit.
+  const std::string title = r.claim->id + ": " + r.claim->title;
+  size_t longest_test = 0;
+  for (const auto& t : r.claim->tests) longest_test = std::max(longest_test, t.name.size());
+  const int width = std::max({80 + 380 * n_panels, 60 + int(7.5 * double(title.size())),
+                      n_panels * (140 + int(7.5 * double(longest_test)))});
   GnuplotFigure g;
   g.stem = r.claim->id;
   g.written_by = "seqbench report claims";
   g.settings = "set key off\nset grid ytics\nset samples 2\n";
   g.plot = fmt::format("set multiplot layout 1,{} title {} noenhanced\n{}unset multiplot\n", n_panels,
-                       gp_quote(r.claim->id + ": " + r.claim->title), panels);
-  g.width = 80 + 380 * n_panels;
+                       gp_quote(title), panels);
+  g.width = width;
   g.height = 440;
   const std::string dir = (fs::path(out_dir) / "figures").string();
   const DrawnFigure d = draw_figure(dir, g, dat);

@@ -38,7 +38,7 @@ bool wants_log(const std::vector<BandPoint>& a, const std::vector<BandPoint>& b)
       lo = std::min(lo, p.lo);
       hi = std::max(hi, p.hi);
     }
-  return hi > 30 * lo;
+  return hi > 10 * lo;
 }
 
 }  // namespace

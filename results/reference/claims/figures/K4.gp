@@ -2,11 +2,28 @@
 #   gnuplot K4.gp
 set encoding utf8
 if (strstrt(' '.GPVAL_TERMINALS.' ', ' pngcairo ') > 0) {
-  set terminal pngcairo size 840,440 enhanced font 'Sans,11'
+  set terminal pngcairo size 1284,440 noenhanced font 'Sans,11'
 } else {
-  set terminal png size 840,440 enhanced
+  set terminal png size 1284,440 noenhanced
 }
 set output 'K4.png'
+# The house style ("Figure style" in the report docs): literal text, one number
+# format, the key outside, linetypes 1..60 = 12 colour-blind-safe colours x 5 dashes.
+set grid xtics ytics lc rgb '#d0d0d0' lw 1 dt 1
+set border lw 1 lc rgb '#404040'
+set tics out nomirror
+set format x '%g'
+set format y '%g'
+set format cb '%g'
+set key outside right top vertical Left reverse samplen 4 spacing 1.2 noenhanced
+set style fill transparent solid 0.2 noborder
+house_colours = '#0072B2 #D55E00 #009E73 #CC79A7 #E69F00 #56B4E9 #000000 #882255 #999933 #332288 #661100 #888888'
+house_points = '7 5 9 13 11 15 4'
+do for [i = 1:60] {
+  set linetype i lc rgb word(house_colours, (i - 1) % 12 + 1) dt 1 + (i - 1) % 5 \
+      pt 0 + word(house_points, 1 + (i - 1) % 7) lw 2 ps 1
+}
+set linetype cycle 60
 set key off
 set grid ytics
 set samples 2
@@ -16,18 +33,18 @@ set xtics ('rel_lstm' 1, 'lstm' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [-15.545232679894287:1.9525651232331533]
 set ylabel 'orders of magnitude' noenhanced
-plot 'K4.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#1f77b4', '' index 1 using 1:2 with lines lw 2 lc rgb '#d62728', 'K4.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#1f77b4', '' index 3 using 1:2 with lines lw 2 lc rgb '#d62728'
+plot 'K4.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'K4.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
 set title 'log10 gradient-norm ratio of RelLSTM, symbols over outputs' noenhanced
 set xtics ('rel_lstm' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [-1.1494415306305867:0.6438568369364536]
 set ylabel 'orders of magnitude' noenhanced
-plot 'K4.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#1f77b4', '' index 5 using 1:2 with lines lw 2 lc rgb '#d62728', -1 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'K4.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', -1 with lines dt 2 lw 1.5 lc rgb '#555555'
 unset multiplot
 set output
 
 # The same figure as SVG.
-set terminal svg size 840,440 enhanced font 'Sans,11'
+set terminal svg size 1284,440 noenhanced font 'Sans,11'
 set output 'K4.svg'
 set multiplot layout 1,2 title 'K4: RelLSTM''s gradient does not vanish with distance' noenhanced
 set title 'log10 gradient-norm ratio, symbols over outputs, RelLSTM minus LSTM' noenhanced
@@ -35,12 +52,12 @@ set xtics ('rel_lstm' 1, 'lstm' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [-15.545232679894287:1.9525651232331533]
 set ylabel 'orders of magnitude' noenhanced
-plot 'K4.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#1f77b4', '' index 1 using 1:2 with lines lw 2 lc rgb '#d62728', 'K4.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#1f77b4', '' index 3 using 1:2 with lines lw 2 lc rgb '#d62728'
+plot 'K4.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'K4.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
 set title 'log10 gradient-norm ratio of RelLSTM, symbols over outputs' noenhanced
 set xtics ('rel_lstm' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [-1.1494415306305867:0.6438568369364536]
 set ylabel 'orders of magnitude' noenhanced
-plot 'K4.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#1f77b4', '' index 5 using 1:2 with lines lw 2 lc rgb '#d62728', -1 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'K4.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', -1 with lines dt 2 lw 1.5 lc rgb '#555555'
 unset multiplot
 set output
