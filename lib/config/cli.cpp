@@ -73,7 +73,12 @@ void add_common_options(CLI::App& app, CommonOptions& opts) {
           },
           ""));
   app.add_option("--out", opts.out, "results root directory (default from the config)")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(CLI::Validator(
+          [](std::string& dir) -> std::string {
+            return dir.empty() ? "is empty (hint: give a directory, e.g. --out results)" : "";
+          },
+          ""));
   app.add_flag("--resume", opts.resume,
                "continue the run in <out>/<run-id> from its last checkpoint");
   app.add_option("--resume-from", opts.resume_from,

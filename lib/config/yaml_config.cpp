@@ -15,6 +15,7 @@
 #include <system_error>
 
 #include "core/check.hpp"
+#include "core/input_file.hpp"
 #include "core/text.hpp"
 
 namespace seqbench::config::detail {
@@ -350,13 +351,13 @@ std::string read_config_file(const std::string& path) {
   }
   if (fs::is_directory(path, ec))
     throw core::UsageError(fmt::format("config file '{}' is a directory, not a YAML file", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in.is_open())
-    throw core::UsageError(
-        fmt::format("cannot read config file '{}' (hint: check permissions)", path));
-  std::stringstream text;
-  text << in.rdbuf();  // sets failbit on `text` for an empty file, which is fine
-  return text.str();
+  // A regular file of at most 16 MiB: a FIFO or /dev/zero named as a config is refused
+  // at once instead of waiting or filling memory.
+  try {
+    return core::read_input(path, core::kMaxTextFile);
+  } catch (const core::Error& e) {
+    throw core::UsageError(fmt::format("config file: {}", e.what()));
+  }
 }
 
 YAML::Node override_node(const std::string& assignment, const std::string& source) {
@@ -367,18 +368,33 @@ YAML::Node override_node(const std::string& assignment, const std::string& sourc
   std::string key = assignment.substr(0, eq);
   key.erase(0, key.find_first_not_of(" \t"));
   key.erase(key.find_last_not_of(" \t") + 1);
+  // One pass over the key, and at most kMaxKeyDepth parts (no config key is deeper than a
+  // few), so a key of thousands of dots costs nothing downstream.
+  constexpr std::size_t kMaxKeyDepth = 16;
   std::vector<std::string> parts;
   std::size_t start = 0;
   while (true) {
     const std::size_t dot = key.find('.', start);
     parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
     if (parts.back().empty()) throw usage();
+    if (parts.size() > kMaxKeyDepth)
+      throw core::UsageError(fmt::format("{}: the key has more than {} parts; no config key is "
+                                         "that deep",
+                                         source, kMaxKeyDepth));
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
+  const std::string value = assignment.substr(eq + 1);
   YAML::Node node;
   try {
-    node = YAML::Load(assignment.substr(eq + 1));
+    node = YAML::Load(value);
+    // One YAML value: a second document ("1\n---\n2") is refused, not dropped.
+    std::istringstream in(value);
+    YAML::Parser parser(in);
+    DocumentProbe first, second;
+    if (parser.HandleNextDocument(first) && parser.HandleNextDocument(second) && second.content)
+      throw core::UsageError(fmt::format(
+          "{}: the value holds a second YAML document (after '---'); a --set value is one", source));
   } catch (const YAML::Exception& e) {
     throw core::UsageError(fmt::format("{}: malformed YAML: {}", source, e.msg));
   }
