@@ -76,7 +76,7 @@ void add_common_options(CLI::App& app, CommonOptions& opts) {
       ->type_name("DIR")
       ->check(CLI::Validator(
           [](std::string& dir) -> std::string {
-            return dir.empty() ? "is empty (hint: give a directory, e.g. --out results)" : "";
+            return dir.empty() ? "is empty; give a directory, e.g. --out results" : "";
           },
           ""));
   app.add_flag("--resume", opts.resume,

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <system_error>
@@ -159,14 +160,18 @@ bool decode_bool(const YAML::Node& node, const Where& where) {
 int64_t decode_signed(const YAML::Node& node, const Where& where, int64_t lo, int64_t hi) {
   ParsedInt parsed;
   if (!node.IsScalar() || !parse_int(node.Scalar(), parsed)) fail_type(where, "an integer", node);
-  // -(lo + 1) + 1 is |lo| without overflowing int64.
-  const uint64_t max_magnitude =
-      parsed.negative ? static_cast<uint64_t>(-(lo + 1)) + 1 : static_cast<uint64_t>(hi);
-  if (parsed.overflow || parsed.magnitude > max_magnitude)
+  // Within int64 first (a negative number may reach 2^63), then within [lo, hi]: a lower
+  // bound above zero (jobs: 0) is a bound too.
+  const uint64_t int64_limit = uint64_t(std::numeric_limits<int64_t>::max()) + (parsed.negative ? 1 : 0);
+  const auto out_of_range = [&] {
     fail_type(where, fmt::format("an integer in [{}, {}]", lo, hi), node);
+  };
+  if (parsed.overflow || parsed.magnitude > int64_limit) out_of_range();
   // Two's complement negation in unsigned arithmetic; the conversion is exact in C++20.
-  return parsed.negative ? static_cast<int64_t>(~parsed.magnitude + 1)
-                         : static_cast<int64_t>(parsed.magnitude);
+  const int64_t v = parsed.negative ? static_cast<int64_t>(~parsed.magnitude + 1)
+                                    : static_cast<int64_t>(parsed.magnitude);
+  if (v < lo || v > hi) out_of_range();
+  return v;
 }
 
 uint64_t decode_unsigned(const YAML::Node& node, const Where& where, uint64_t hi) {

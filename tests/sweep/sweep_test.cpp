@@ -153,6 +153,19 @@ TEST(Sweep, StatusReadsTheRunsFiles) {
   EXPECT_EQ(st.detail, "exit 2: error: unknown key");
 }
 
+// Issue 29, item 12: jobs: 0 was accepted (the lower bound of a whole number was not
+// checked above zero), and so was a negative one.
+TEST(Sweep, JobsAndThreadsBelowOneAreRefusedNamingTheKey) {
+  for (const char* line : {"jobs: 0", "jobs: -3", "threads: 0", "slurm: {cpus_per_task: 0}"}) {
+    TempDir dir;
+    const std::string m = message_of([&] {
+      sweep::load_spec(write_spec(dir, std::string("experiment: copy\nconfigs: [a.yaml]\n") + line + "\n"),
+                       kExps);
+    });
+    EXPECT_NE(m.find("an integer in [1, 4096]"), std::string::npos) << line << ": " << m;
+  }
+}
+
 // Issue 29, item 6: a grid of 10^9 points is counted and refused, never built (building
 // it took 3.6 GB before bad_alloc).
 TEST(Sweep, AGridTooLargeIsRefusedBeforeItIsExpanded) {
