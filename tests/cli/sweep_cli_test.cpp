@@ -357,3 +357,36 @@ TEST(SweepCli, TwoSweepsOnOneDirectoryRunEachRunOnceAndMoveNothing) {
     EXPECT_FALSE(fs::exists(out + "/.sweep/stale")) << "round " << round << ": a run was moved aside";
   }
 }
+
+// The same for Slurm array tasks of two arrays: each is `seqbench sweep SPEC --run-index
+// K` in the foreground. Two tasks for one run, started together three times: both exit
+// 0, the run is started once.
+TEST(SweepCli, TwoArrayTasksForOneRunStartItOnce) {
+  const std::string dir = clitest::fresh_dir("x");
+  for (int round = 0; round < 3; ++round) {
+    const std::string name = "task" + std::to_string(round);
+    const std::string spec = tiny_spec(dir, name, 3);
+    pid_t pids[2];
+    for (int k = 0; k < 2; ++k) {
+      pids[k] = ::fork();
+      if (pids[k] == 0) {
+        if (::chdir(dir.c_str()) != 0 || !std::freopen("/dev/null", "w", stderr)) ::_exit(126);
+        ::execl(SEQBENCH_FRONT_BIN, SEQBENCH_FRONT_BIN, "sweep", spec.c_str(), "--run-index", "0",
+                "--threads", "1", static_cast<char*>(nullptr));
+        ::_exit(127);
+      }
+    }
+    for (int k = 0; k < 2; ++k) {
+      int status = 0;
+      ASSERT_EQ(::waitpid(pids[k], &status, 0), pids[k]);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "round " << round << ", task " << k;
+    }
+    const std::string log = clitest::slurp(dir + "/" + name + "/.sweep/logs/lstm_small-s1.log");
+    int starts = 0;
+    for (size_t at = 0; (at = log.find("# /", at)) != std::string::npos; ++at)
+      starts += at == 0 || log[at - 1] == '\n';
+    EXPECT_EQ(starts, 1) << "round " << round << "\n" << log;
+    EXPECT_TRUE(fs::exists(dir + "/" + name + "/copy/lstm_small-s1/summary.json")) << "round " << round;
+    EXPECT_FALSE(fs::exists(dir + "/" + name + "/.sweep/stale")) << "round " << round;
+  }
+}
