@@ -5,6 +5,7 @@
 
 #include <array>
 #include <bit>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +25,8 @@
 #include "data/text_corpus.hpp"
 #include "report/compare.hpp"
 #include "report/csv.hpp"
+#include "report/markdown.hpp"
+#include "sweep/slurm_script.hpp"
 #include "sweep/sweep.hpp"
 #include "train/checkpoint.hpp"
 
@@ -234,6 +237,128 @@ void sweep(std::string_view input) {
     const sweep::Spec spec = sweep::load_spec(path, apps::sweepable_experiments());
     for (const sweep::Run& run : sweep::expand(spec)) (void)sweep::run_arguments(spec, run, 1, false);
   });
+}
+
+namespace {
+
+std::vector<std::string> split(std::string_view s, char sep, size_t max_parts) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (out.size() + 1 < max_parts) {
+    const size_t at = s.find(sep, start);
+    if (at == std::string_view::npos) break;
+    out.emplace_back(s.substr(start, at - start));
+    start = at + 1;
+  }
+  out.emplace_back(s.substr(start));
+  return out;
+}
+
+// The words of `exec 'a' 'b'\''c' ...` as a shell reads them; throws Violation for
+// anything but single-quoted pieces and \' between them. `rest` gets what follows the
+// last quoted word.
+std::vector<std::string> shell_words(std::string_view line, std::string_view& rest) {
+  std::vector<std::string> words;
+  size_t i = 0;
+  while (i < line.size() && line[i] == ' ' && i + 1 < line.size() && line[i + 1] == '\'') {
+    ++i;
+    std::string w;
+    while (i < line.size() && line[i] == '\'') {
+      const size_t end = line.find('\'', i + 1);
+      require(end != std::string_view::npos, "an unterminated quote in the exec line");
+      w += line.substr(i + 1, end - i - 1);
+      i = end + 1;
+      if (line.substr(i, 2) == "\\'") {
+        w += '\'';
+        i += 2;
+      }
+    }
+    words.push_back(std::move(w));
+  }
+  rest = line.substr(i);
+  return words;
+}
+
+}  // namespace
+
+void slurm_script(std::string_view input) {
+  const auto parts = split(input, '\0', 7);
+  const auto part = [&](size_t i) { return i < parts.size() ? parts[i] : std::string(); };
+  sweep::SlurmJob job;
+  job.options.partition = part(0);
+  job.options.time = part(1);
+  job.options.mem = part(2);
+  job.options.account = part(3);
+  job.name = part(4);
+  if (!part(5).empty()) job.options.extra = split(part(5), '\x01', 64);
+  job.indices = {0, 3};
+  job.command = split(part(6), '\0', 64);
+  expect_clean([&] {
+    const std::string script = sweep::slurm_script(job);
+    require(!script.empty() && script.back() == '\n', "the script does not end with a line end");
+    const auto lines = split(std::string_view(script).substr(0, script.size() - 1), '\n', 1 << 20);
+    size_t options = 0;
+    for (const std::string* f : {&job.options.partition, &job.options.time, &job.options.mem,
+                                 &job.options.account})
+      options += !f->empty();
+    require(lines.size() == 5 + options + job.options.extra.size(),
+            fmt::format("the script has {} lines, expected {}", lines.size(),
+                        5 + options + job.options.extra.size()));
+    require(lines[0] == "#!/bin/bash", "the first line is not #!/bin/bash");
+    for (size_t i = 1; i + 1 < lines.size(); ++i) {
+      const std::string& l = lines[i];
+      require(l.rfind("#SBATCH -", 0) == 0, "a line between is not an #SBATCH option: " + l);
+      for (size_t k = 8; k < l.size(); ++k) {
+        const unsigned char c = static_cast<unsigned char>(l[k]);
+        require(c > 0x20 && c < 0x7f && !std::strchr("\"'\\#$`", c),
+                "an #SBATCH line holds a byte sbatch or a shell would read: " + l);
+      }
+    }
+    const std::string& exec = lines.back();
+    require(exec.rfind("exec", 0) == 0, "the last line is not the exec line");
+    std::string_view rest;
+    const auto words = shell_words(std::string_view(exec).substr(4), rest);
+    require(words == job.command, "the exec line does not read back as the command's words");
+    require(rest == " --run-index \"$SLURM_ARRAY_TASK_ID\" --threads \"${SLURM_CPUS_PER_TASK:-1}\"",
+            "the exec line ends with something else: " + std::string(rest));
+  });
+}
+
+void escapes(std::string_view input) {
+  const auto cells = split(input, '\0', 64);
+  std::vector<std::string> header{"id"}, row{"r"};
+  for (size_t i = 0; i < cells.size(); ++i) {
+    header.push_back(fmt::format("c{}", i));
+    row.push_back(cells[i]);
+  }
+  // CSV: what is written reads back as it was, and no cell a spreadsheet would run as a
+  // formula is written bare (a plain number or a lone "-" is not one).
+  const std::string text = report::csv_line(header) + report::csv_line(row);
+  const report::CsvTable t = report::parse_csv(text, "escapes.csv");
+  require(t.rows.size() == 1 && t.rows[0] == row, "a CSV row does not read back as written");
+  for (const std::string& cell : cells) {
+    const std::string keep = report::csv_escape(cell);
+    std::string_view w = keep;
+    if (!w.empty() && w[0] == '"') w.remove_prefix(1);
+    if (!w.empty() && std::strchr("=+-@\t\r\n", w[0]) && w[0] != '\0') {
+      char* end = nullptr;
+      (void)std::strtod(cell.c_str(), &end);
+      require(cell == "-" || (!cell.empty() && end == cell.c_str() + cell.size()),
+              "a formula cell is written unguarded: " + keep);
+    }
+  }
+  // Markdown: three lines (header, rule, the row), each with one more unescaped '|' than
+  // it has cells, and no '<' or '>' that could open HTML.
+  const std::string md = report::markdown_table(header, {row});
+  const auto lines = split(md, '\n', 1 << 20);
+  require(lines.size() == 4 && lines[3].empty(), "the Markdown table is not three lines");
+  for (size_t i = 0; i < 3; ++i) {
+    size_t pipes = 0;
+    for (size_t k = 0; k < lines[i].size(); ++k)
+      pipes += lines[i][k] == '|' && (k == 0 || lines[i][k - 1] != '\\');
+    require(pipes == header.size() + 1, "a Markdown line has a stray '|': " + lines[i]);
+  }
+  require(md.find_first_of("<>") == std::string::npos, "the Markdown table holds '<' or '>'");
 }
 
 }  // namespace seqbench::fuzz

@@ -39,5 +39,14 @@ void runs_csv(std::string_view input);
 // A sweep file: read (base configs relative to the current directory), expanded, and
 // every run's command line built.
 void sweep(std::string_view input);
+// The values of a Slurm job script, NUL-separated: partition, time, mem, account, job
+// name, the extra options (separated by \x01), then the command's words. A script that
+// is written must have one #SBATCH option per line, no byte that sbatch or the shell
+// would read as more than a value, and an exec line that a shell reads back as exactly
+// the command's words.
+void slurm_script(std::string_view input);
+// NUL-separated cells through the CSV writer (read back equal, no unguarded formula) and
+// the Markdown table writer (one line per row, no '<' or '>', no unescaped '|').
+void escapes(std::string_view input);
 
 }  // namespace seqbench::fuzz

@@ -15,9 +15,11 @@
 #include <ctime>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "apps/seqbench/sweep_backend.hpp"
 #include "core/check.hpp"
+#include "core/file_lock.hpp"
 #include "core/fs.hpp"
 #include "sweep/live.hpp"
 
@@ -55,6 +57,13 @@ void set_ticks(double seconds) {
 void move_aside(const Spec& spec, const Run& run) {
   const std::string dir = sweep::run_dir(spec, run);
   if (!core::file_exists(dir)) return;
+  // Held while the directory moves: a run that another process (a plain `seqbench copy
+  // --run-id`, say) is writing is never moved.
+  core::refuse_symlink(dir);
+  const auto lock = core::FileLock::try_lock(dir + "/.lock");
+  if (!lock)
+    throw core::Error(fmt::format("cannot move '{}' aside: another process is running it (pid {})",
+                                  dir, core::FileLock::read_note(dir + "/.lock")));
   const std::string aside = fmt::format("{}/stale/{}-{}", sweep::bookkeeping_dir(spec), run.id,
                                         std::time(nullptr));
   core::make_dirs(sweep::bookkeeping_dir(spec) + "/stale");
@@ -146,6 +155,7 @@ int LocalBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
   struct Active {
     const Run* run;
     StartedRun started;
+    std::optional<core::FileLock> claim;  // held until the run's exit file is written
   };
   std::map<pid_t, Active> active;
   int started = 0, failed = 0, skipped_failed = 0;
@@ -186,19 +196,23 @@ int LocalBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
   };
   for (const Run& run : runs) {
     if (g_signal) break;
-    const RunStatus st = sweep::run_status(spec, run);
-    if (st.state == State::kDone || st.state == State::kRunning) continue;
-    if (st.state == State::kFailed && !retry_failed) {
-      ++skipped_failed;
-      continue;
-    }
+    // A free slot first, then the run's state, read under its claim just before acting
+    // on it: another sweep on this directory may have started or finished it meanwhile.
     while (int64_t(active.size()) >= jobs && !g_signal) {
       if (!reap(true) && errno != EINTR) break;
       show_progress(false);
     }
     if (g_signal) break;
+    std::optional<core::FileLock> claim = sweep::claim_run(spec, run);
+    if (!claim) continue;  // another sweep holds it: starting or running it
+    const RunStatus st = sweep::run_status(spec, run, /*claimed=*/true);
+    if (st.state == State::kDone || st.state == State::kRunning) continue;
+    if (st.state == State::kFailed && !retry_failed) {
+      ++skipped_failed;
+      continue;
+    }
     const StartedRun s = start_run(spec, run, threads, force_threads, st);
-    active[s.pid] = {&run, s};
+    active.emplace(s.pid, Active{&run, s, std::move(claim)});
     ++started;
     if (!quiet)
       fmt::print(stderr, "seqbench sweep: {} {} (threads {})\n",
@@ -250,8 +264,19 @@ int run_one(const Spec& spec, const std::vector<Run>& runs, int64_t index, int64
     throw core::UsageError(fmt::format("--run-index {}: the sweep has runs 0..{}", index,
                                        runs.size() - 1));
   const Run& run = runs[size_t(index)];
-  const RunStatus st = sweep::run_status(spec, run);
+  // Read under the run's claim, held until its exit file is written: a task of a second
+  // array (or a local sweep) on this directory never starts it again or moves it.
+  const std::optional<core::FileLock> claim = sweep::claim_run(spec, run);
+  if (!claim) {
+    fmt::print(stderr, "seqbench sweep: {} is being run by another sweep; nothing to do here\n", run.id);
+    return core::kExitOk;
+  }
+  const RunStatus st = sweep::run_status(spec, run, /*claimed=*/true);
   if (st.state == State::kDone) return core::kExitOk;
+  if (st.state == State::kRunning) {
+    fmt::print(stderr, "seqbench sweep: {} is running in another process; nothing to do here\n", run.id);
+    return core::kExitOk;
+  }
   install_signals();
   const StartedRun started = start_run(spec, run, threads, force_threads, st);
   const pid_t pid = started.pid;

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 
 #include "apps/experiments.hpp"
 #include "apps/seqbench/sweep_backend.hpp"
@@ -18,6 +19,7 @@
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "core/threads.hpp"
+#include "sweep/slurm_script.hpp"
 #include "sweep/sweep.hpp"
 
 namespace seqbench::apps {
@@ -47,7 +49,7 @@ int sweep_main(int argc, char** argv) {
     int64_t slurm_cores = 64, calibrate_updates = 30;
     double calibrate_seconds = 5, progress_every = 15;
     std::vector<std::string> estimate_from;
-    std::string partition, time_limit, mem, out;
+    std::string partition, time_limit, mem, account, out;
     int64_t cpus = 0;
     std::vector<uint64_t> seeds;
     app.add_option("spec", spec_path, "the sweep file (YAML)")->required();
@@ -107,20 +109,29 @@ int sweep_main(int argc, char** argv) {
       app.add_option("--partition", partition, "slurm: partition (overrides the spec)");
       app.add_option("--time", time_limit, "slurm: time limit per run, e.g. 02:00:00");
       app.add_option("--mem", mem, "slurm: memory per run, e.g. 4G");
+      app.add_option("--account", account, "slurm: the account to charge");
       app.add_option("--cpus-per-task", cpus, "slurm: CPUs per run")
           ->check(CLI::Range(int64_t(1), int64_t(4096)));
       app.add_option("--run-index", run_idx,
                      "run only the run with this index, in the foreground (what each Slurm "
-                     "array task does)");
+                     "array task does)")
+          ->check(CLI::Range(int64_t(0), std::numeric_limits<int64_t>::max()));
     }
     // An unknown option or a bad value: one line and exit 2, like every command.
     if (!config::parse_cli(app, status_cmd ? argc - 1 : argc, status_cmd ? argv + 1 : argv))
       return core::kExitOk;
     Spec spec = sweep::load_spec(spec_path, sweepable_experiments());
     sweep::override_spec(spec, seeds, out, out_opt->count() > 0);
-    if (!partition.empty()) spec.slurm.partition = partition;
-    if (!time_limit.empty()) spec.slurm.time = time_limit;
-    if (!mem.empty()) spec.slurm.mem = mem;
+    // Each value reaches the Slurm job script: checked against its field's characters.
+    const auto slurm_option = [](const char* field, const std::string& value, std::string& dst) {
+      if (value.empty()) return;
+      sweep::check_slurm_value(field, value, fmt::format("--{}", field));
+      dst = value;
+    };
+    slurm_option("partition", partition, spec.slurm.partition);
+    slurm_option("time", time_limit, spec.slurm.time);
+    slurm_option("mem", mem, spec.slurm.mem);
+    slurm_option("account", account, spec.slurm.account);
     if (cpus > 0) spec.slurm.cpus_per_task = cpus;
     const std::vector<Run> runs = sweep::expand(spec);
     if (status_cmd) return print_status(spec, runs, spec.jobs > 0 ? spec.jobs : cores());

@@ -15,6 +15,7 @@
 #include "core/check.hpp"
 #include "core/fs.hpp"
 #include "sweep/live.hpp"
+#include "sweep/slurm_script.hpp"
 
 namespace seqbench::apps {
 
@@ -25,12 +26,6 @@ using sweep::Run;
 using sweep::RunStatus;
 using sweep::Spec;
 using sweep::State;
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 std::string capture(const std::string& cmd, int* code) {
   std::string out;
@@ -82,34 +77,31 @@ int SlurmBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
     return core::kExitOk;
   }
   const std::string dir = fs::absolute(sweep::bookkeeping_dir(spec) + "/slurm").string();
-  core::make_dirs(dir);
-  core::make_dirs(sweep::bookkeeping_dir(spec) + "/logs");
-  std::string indices;
+  std::string indices;  // for jobs.txt and the message
   for (size_t i : todo) {
     if (!indices.empty()) indices += ',';
     indices += std::to_string(i);
   }
-  const auto& sl = spec.slurm;
-  std::string script = "#!/bin/bash\n";
-  script += fmt::format("#SBATCH --job-name=seqbench-{}\n", spec.name);
-  script += fmt::format("#SBATCH --array={}\n", indices);
-  script += fmt::format("#SBATCH --output={}/%A_%a.out\n", dir);
-  script += fmt::format("#SBATCH --cpus-per-task={}\n", sl.cpus_per_task);
-  script += fmt::format("#SBATCH --chdir={}\n", fs::current_path().string());
-  if (!sl.partition.empty()) script += fmt::format("#SBATCH --partition={}\n", sl.partition);
-  if (!sl.time.empty()) script += fmt::format("#SBATCH --time={}\n", sl.time);
-  if (!sl.mem.empty()) script += fmt::format("#SBATCH --mem={}\n", sl.mem);
-  for (const auto& e : sl.extra) script += fmt::format("#SBATCH {}\n", e);
-  std::string overrides;  // --seeds / --out given to the submitting sweep
-  for (const auto& a : spec.overrides) overrides += " " + shell_quote(a);
-  script += fmt::format("exec {} sweep {}{} --run-index \"$SLURM_ARRAY_TASK_ID\" --threads {}{}\n",
-                        shell_quote(self_exe()), shell_quote(fs::absolute(spec.path).string()), overrides,
-                        threads > 0 ? std::to_string(threads) : "\"${SLURM_CPUS_PER_TASK:-1}\"",
-                        force_threads ? " --force-threads" : "");
+  sweep::SlurmJob job_spec;
+  job_spec.name = spec.name;
+  job_spec.indices = todo;
+  job_spec.options = spec.slurm;
+  job_spec.command = {self_exe(), "sweep", fs::absolute(spec.path).string()};
+  // --seeds / --out given to the submitting sweep
+  job_spec.command.insert(job_spec.command.end(), spec.overrides.begin(), spec.overrides.end());
+  job_spec.threads = threads;
+  job_spec.force_threads = force_threads;
+  // Everything is checked (and quoted) before anything is written.
+  const std::string script = sweep::slurm_script(job_spec);
   const std::string script_path = fmt::format("{}/job-{}.sh", dir, std::time(nullptr));
+  std::string submit = "sbatch";
+  for (const auto& a : sweep::slurm_submit_arguments(dir, fs::current_path().string(), script_path))
+    submit += " " + sweep::shell_quote(a, "sbatch argument");
+  core::make_dirs(dir);
+  core::make_dirs(sweep::bookkeeping_dir(spec) + "/logs");
   core::write_file_atomic(script_path, script);
   int code = 0;
-  std::string out = capture("sbatch --parsable " + shell_quote(script_path) + " 2>&1", &code);
+  std::string out = capture(submit + " 2>&1", &code);
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   if (code != 0)
     throw core::Error(fmt::format("sbatch {} failed: {}", script_path, out));
@@ -137,7 +129,7 @@ int SlurmBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
   for (;;) {
     // Empty once the array has left the queue; a job Slurm has already forgotten
     // (MinJobAge passed) is an "Invalid job id" error, which means the same.
-    std::string q = capture("squeue -h -j " + job + " -o %i 2>&1", &code);
+    std::string q = capture("squeue -h -j " + sweep::shell_quote(job, "job id") + " -o %i 2>&1", &code);
     if (code == 0 && q.find_first_not_of(" \n") == std::string::npos) break;
     if (code != 0 && q.find("Invalid job id") != std::string::npos) break;
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -3,8 +3,15 @@
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -12,6 +19,44 @@
 
 namespace seqbench::backend {
 namespace {
+
+// OpenBLAS (Debian's OpenMP build) sets up a 128 MiB buffer for every OpenMP thread when
+// it is loaded, before main(); under an address-space limit (ulimit -v) too small for
+// them it retried the failing mmap for ever, and every command hung, `seqbench list`
+// included (measured: 300000 KiB hung with 2 threads, 400000 KiB started, and
+// OMP_NUM_THREADS=1 started at 300000). Functions in .preinit_array run first, before
+// any library initialises: a process under such a limit, with OMP_NUM_THREADS unset,
+// sets it to as many threads as buffers fit in half the limit (at least one) and
+// executes itself again, so that every library starts with it as if the user had set
+// it (setenv does not work that early, measured). Without a limit, or with
+// room for a buffer per core, nothing changes.
+constexpr unsigned long long kOpenblasBufferBytes = 128ull << 20;
+void fit_threads_to_address_limit(int, char** argv, char** envp) {
+  struct rlimit rl {};
+  if (!argv || !envp || ::getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return;
+  // getenv and setenv do not work yet (libc sets its environment up after this runs):
+  // the environment is the array the loader passes.
+  size_t n = 0;
+  for (; envp[n]; ++n)
+    if (std::strncmp(envp[n], "OMP_NUM_THREADS=", 16) == 0) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int cores = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  const unsigned long long fit =
+      std::max<unsigned long long>(1, (unsigned long long)rl.rlim_cur / 2 / kOpenblasBufferBytes);
+  if ((unsigned long long)cores <= fit) return;
+  static char var[48];
+  std::snprintf(var, sizeof var, "OMP_NUM_THREADS=%llu", fit);
+  char** env = static_cast<char**>(std::malloc((n + 2) * sizeof(char*)));
+  if (!env) return;
+  for (size_t i = 0; i < n; ++i) env[i] = envp[i];
+  env[n] = var;
+  env[n + 1] = nullptr;
+  ::execve("/proc/self/exe", argv, env);  // returns only if it failed: go on as we are
+  std::free(env);
+}
+[[gnu::section(".preinit_array"), gnu::used]] void (*kFitThreads)(int, char**, char**) =
+    fit_threads_to_address_limit;
 
 std::atomic<GemmImpl> g_impl{GemmImpl::OneDnn};
 

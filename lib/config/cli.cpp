@@ -73,7 +73,12 @@ void add_common_options(CLI::App& app, CommonOptions& opts) {
           },
           ""));
   app.add_option("--out", opts.out, "results root directory (default from the config)")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(CLI::Validator(
+          [](std::string& dir) -> std::string {
+            return dir.empty() ? "is empty; give a directory, e.g. --out results" : "";
+          },
+          ""));
   // --resume alone, or --resume latest: an optional value, so the flag form still works.
   CLI::Option* resume = app.add_option("--resume", opts.resume_run,
                  "continue the run <out>/<experiment>/<run-id> from its last checkpoint; "

@@ -10,11 +10,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <system_error>
 
 #include "core/check.hpp"
+#include "core/input_file.hpp"
 #include "core/text.hpp"
 
 namespace seqbench::config::detail {
@@ -158,14 +160,18 @@ bool decode_bool(const YAML::Node& node, const Where& where) {
 int64_t decode_signed(const YAML::Node& node, const Where& where, int64_t lo, int64_t hi) {
   ParsedInt parsed;
   if (!node.IsScalar() || !parse_int(node.Scalar(), parsed)) fail_type(where, "an integer", node);
-  // -(lo + 1) + 1 is |lo| without overflowing int64.
-  const uint64_t max_magnitude =
-      parsed.negative ? static_cast<uint64_t>(-(lo + 1)) + 1 : static_cast<uint64_t>(hi);
-  if (parsed.overflow || parsed.magnitude > max_magnitude)
+  // Within int64 first (a negative number may reach 2^63), then within [lo, hi]: a lower
+  // bound above zero (jobs: 0) is a bound too.
+  const uint64_t int64_limit = uint64_t(std::numeric_limits<int64_t>::max()) + (parsed.negative ? 1 : 0);
+  const auto out_of_range = [&] {
     fail_type(where, fmt::format("an integer in [{}, {}]", lo, hi), node);
+  };
+  if (parsed.overflow || parsed.magnitude > int64_limit) out_of_range();
   // Two's complement negation in unsigned arithmetic; the conversion is exact in C++20.
-  return parsed.negative ? static_cast<int64_t>(~parsed.magnitude + 1)
-                         : static_cast<int64_t>(parsed.magnitude);
+  const int64_t v = parsed.negative ? static_cast<int64_t>(~parsed.magnitude + 1)
+                                    : static_cast<int64_t>(parsed.magnitude);
+  if (v < lo || v > hi) out_of_range();
+  return v;
 }
 
 uint64_t decode_unsigned(const YAML::Node& node, const Where& where, uint64_t hi) {
@@ -350,13 +356,13 @@ std::string read_config_file(const std::string& path) {
   }
   if (fs::is_directory(path, ec))
     throw core::UsageError(fmt::format("config file '{}' is a directory, not a YAML file", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in.is_open())
-    throw core::UsageError(
-        fmt::format("cannot read config file '{}' (hint: check permissions)", path));
-  std::stringstream text;
-  text << in.rdbuf();  // sets failbit on `text` for an empty file, which is fine
-  return text.str();
+  // A regular file of at most 16 MiB: a FIFO or /dev/zero named as a config is refused
+  // at once instead of waiting or filling memory.
+  try {
+    return core::read_input(path, core::kMaxTextFile);
+  } catch (const core::Error& e) {
+    throw core::UsageError(fmt::format("config file: {}", e.what()));
+  }
 }
 
 YAML::Node override_node(const std::string& assignment, const std::string& source) {
@@ -367,18 +373,33 @@ YAML::Node override_node(const std::string& assignment, const std::string& sourc
   std::string key = assignment.substr(0, eq);
   key.erase(0, key.find_first_not_of(" \t"));
   key.erase(key.find_last_not_of(" \t") + 1);
+  // One pass over the key, and at most kMaxKeyDepth parts (no config key is deeper than a
+  // few), so a key of thousands of dots costs nothing downstream.
+  constexpr std::size_t kMaxKeyDepth = 16;
   std::vector<std::string> parts;
   std::size_t start = 0;
   while (true) {
     const std::size_t dot = key.find('.', start);
     parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
     if (parts.back().empty()) throw usage();
+    if (parts.size() > kMaxKeyDepth)
+      throw core::UsageError(fmt::format("{}: the key has more than {} parts; no config key is "
+                                         "that deep",
+                                         source, kMaxKeyDepth));
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
+  const std::string value = assignment.substr(eq + 1);
   YAML::Node node;
   try {
-    node = YAML::Load(assignment.substr(eq + 1));
+    node = YAML::Load(value);
+    // One YAML value: a second document ("1\n---\n2") is refused, not dropped.
+    std::istringstream in(value);
+    YAML::Parser parser(in);
+    DocumentProbe first, second;
+    if (parser.HandleNextDocument(first) && parser.HandleNextDocument(second) && second.content)
+      throw core::UsageError(fmt::format(
+          "{}: the value holds a second YAML document (after '---'); a --set value is one", source));
   } catch (const YAML::Exception& e) {
     throw core::UsageError(fmt::format("{}: malformed YAML: {}", source, e.msg));
   }

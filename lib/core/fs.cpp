@@ -15,15 +15,28 @@
 #include <utility>
 
 #include "core/check.hpp"
+#include "core/input_file.hpp"
 
 namespace seqbench::core {
 namespace {
+
+// A write beyond the file-size limit (ulimit -f) would kill the process with SIGXFSZ,
+// leaving its temporary file behind; ignored, the write fails with EFBIG instead and is
+// handled like a full disk (the previous file kept, the temporary removed, a "--resume"
+// hint). Set when this library is loaded, before main.
+[[maybe_unused]] const bool kIgnoreSigxfsz = [] {
+  ::signal(SIGXFSZ, SIG_IGN);
+  return true;
+}();
 
 // strerror text, thread-safe, with the common causes spelled out for users.
 std::string describe(int err) {
   std::string msg = std::error_code(err, std::generic_category()).message();
   if (err == ENOSPC) return "disk full (" + msg + "; hint: free some space, then continue the run with --resume)";
   if (err == EDQUOT) return "disk quota exceeded (" + msg + ")";
+  if (err == EFBIG)
+    return "file size limit reached (" + msg + "; ulimit -f; hint: raise the limit or free some "
+           "space, then continue the run with --resume)";
   if (err == EACCES || err == EPERM) return msg + " (hint: check the permissions)";
   return msg;
 }
@@ -163,30 +176,7 @@ bool create_file_exclusive(const std::string& path, std::string_view bytes) {
 }
 
 std::string read_file(const std::string& path, Links links) {
-  int fd = links == Links::kRefuse ? open_nofollow(path, O_RDONLY)
-                                   : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw_io("read", path, errno);
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    throw_io("read", path, EISDIR);
-  }
-  std::string out;
-  if (st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t r = ::read(fd, buf, sizeof buf);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      throw_io("read", path, err);
-    }
-    if (r == 0) break;
-    out.append(buf, static_cast<size_t>(r));
-  }
-  ::close(fd);
-  return out;
+  return read_input(path, kMaxDataFile, links == Links::kFollow);
 }
 
 void make_dirs(const std::string& path) {

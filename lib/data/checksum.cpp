@@ -18,6 +18,7 @@
 
 #include "core/check.hpp"
 #include "core/fs.hpp"
+#include "core/input_file.hpp"
 
 namespace seqbench::data {
 
@@ -54,7 +55,7 @@ std::map<std::string, std::string> recorded_sums(const std::string& dir) {
   std::map<std::string, std::string> sums;
   const std::string path = dir + "/SHA256SUMS";
   if (!core::file_exists(path)) return sums;
-  std::istringstream in(core::read_file(path));
+  std::istringstream in(core::read_input(path, core::kMaxTextFile));
   std::string line;
   for (int no = 1; std::getline(in, line); ++no) {
     if (line.empty() || line[0] == '#') continue;
@@ -133,8 +134,8 @@ std::string sha256_hex(std::string_view bytes) {
 }
 
 std::string sha256_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw core::Error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  // A regular file only: /dev/zero or a FIFO as a data file would never end.
+  const int fd = core::open_input(path, core::kMaxDataFile, nullptr);
   Md ctx = new_sha256();
   std::vector<char> buf(1 << 20);
   for (;;) {

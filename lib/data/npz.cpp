@@ -1,6 +1,7 @@
 #include "data/npz.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 #include <zip.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "core/check.hpp"
 #include "core/fs.hpp"
+#include "core/input_file.hpp"
 
 namespace seqbench::data {
 
@@ -226,14 +228,23 @@ class ZipFile {
  public:
   explicit ZipFile(const std::string& path) : where_(fmt::format("npz '{}'", path)) {
     if (!core::file_exists(path)) fail(where_, "file not found");
-    std::error_code ec;
-    size_ = std::filesystem::file_size(path, ec);
-    if (ec) fail(where_, fmt::format("cannot be read: {}", ec.message()));
+    // A regular file only (a FIFO or a device is refused at once), opened once: libzip
+    // reads the descriptor that was checked.
+    int fd = -1;
+    try {
+      fd = core::open_input(path, core::kMaxDataFile, &size_);
+    } catch (const core::Error& e) {
+      fail(where_, e.what());
+    }
     // No zip is shorter than its end record (libzip opens an empty file as an empty archive).
-    if (size_ < 22) not_a_zip(path);
+    if (size_ < 22) {
+      ::close(fd);
+      not_a_zip(path);
+    }
     int code = 0;
-    za_.reset(zip_open(path.c_str(), ZIP_RDONLY, &code));
+    za_.reset(zip_fdopen(fd, 0, &code));
     if (!za_) {
+      ::close(fd);
       if (code == ZIP_ER_NOZIP) not_a_zip(path);
       fail(where_, fmt::format("{} (libzip: {})",
                                code == ZIP_ER_INCONS ? "corrupt archive" : "cannot be read",
@@ -299,7 +310,12 @@ class ZipFile {
   // A file libzip found no end record in: cut short when it starts like a zip.
   [[noreturn]] void not_a_zip(const std::string& path) const {
     char head[4] = {};
-    std::ifstream(path, std::ios::binary).read(head, 4);
+    try {
+      const int fd = core::open_input(path, core::kMaxDataFile, nullptr);
+      if (::pread(fd, head, sizeof head, 0) < 0) head[0] = 0;
+      ::close(fd);
+    } catch (const core::Error&) {
+    }
     if (std::memcmp(head, "PK\x03\x04", 4) == 0)
       fail(where_, fmt::format("truncated: {} bytes and no end of central directory (the "
                                "download was cut short?)", size_));
@@ -343,6 +359,13 @@ std::vector<std::string> npz_members(const std::string& path) {
   std::vector<std::string> names;
   for (const auto& e : z.entries()) names.push_back(e.name);
   return names;
+}
+
+uint64_t npz_inflated_bytes(const std::string& path) {
+  ZipFile z(path);
+  uint64_t total = 0;
+  for (const auto& e : z.entries()) total += e.size;
+  return total;
 }
 
 NpyArray read_npz_member(const std::string& path, const std::string& name) {

@@ -48,6 +48,10 @@ NpyArray read_npy(const std::string& path);
 
 // Member names of an .npz archive, in archive order, as stored ("data.npy").
 std::vector<std::string> npz_members(const std::string& path);
+// The bytes an .npz holds once its members are inflated (their sizes as the archive's
+// central directory states them, each already checked against what deflate can produce);
+// what loading it costs in memory, not the file's size. Throws like npz_members.
+uint64_t npz_inflated_bytes(const std::string& path);
 // One member: `name` is the key ("data") or the stored name ("data.npy").
 NpyArray read_npz_member(const std::string& path, const std::string& name);
 // Every member, keyed by the key without ".npy".

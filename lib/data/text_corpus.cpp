@@ -140,6 +140,10 @@ void check_rules(const CorpusConfig& cfg) {
   if (cfg.min_count < 1)
     bad(fmt::format("corpus min_count must be at least 1, got {} (hint: 1 keeps every token)",
                     cfg.min_count));
+  if (!cfg.dir.empty() && !cfg.path.empty())
+    bad(fmt::format("corpus dir '{}' and path '{}' are both set; a corpus is read from one "
+                    "(hint: dir for the three split files, path for one file to cut)",
+                    cfg.dir, cfg.path));
   if (cfg.format != "text" && cfg.dir.empty())
     bad(fmt::format("corpus format {} needs dir, the directory with its three files ({})",
                     cfg.format, hint_for(cfg.format)));

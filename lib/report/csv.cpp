@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/check.hpp"
+#include "core/input_file.hpp"
 
 namespace seqbench::report {
 namespace {
@@ -211,7 +212,7 @@ core::AppendFile CsvWriter::open(const std::string& path, const std::vector<std:
     return core::AppendFile(path);
   }
   if (core::create_file_exclusive(path, header)) return core::AppendFile(path);
-  std::string text = core::read_file(path, core::Links::kRefuse);
+  std::string text = core::read_input(path, core::kMaxTableFile, /*follow_links=*/false);
   if (text.empty()) {
     core::write_file_atomic(path, header);
     return core::AppendFile(path);
@@ -310,6 +311,8 @@ CsvTable parse_csv(std::string_view text, const std::string& path) {
   return t;
 }
 
-CsvTable read_csv(const std::string& path) { return parse_csv(core::read_file(path), path); }
+CsvTable read_csv(const std::string& path) {
+  return parse_csv(core::read_input(path, core::kMaxTableFile), path);
+}
 
 }  // namespace seqbench::report

@@ -82,7 +82,7 @@ struct PpoConfig {
     v("shift_chunks", shift_chunks,
       "odd epochs use chunks shifted by recurrence/2 (torch-ac); step-wise cores only", config::any());
     v("frames", frames, "total environment frames (> 0 overrides train.steps)",
-      config::non_negative());
+      config::range(0, int64_t(1e13)));
     v("return_window", return_window, "episodes in the running mean return",
       config::range(1, 10'000'000));
     v("eval_episodes", eval_episodes,

@@ -15,6 +15,7 @@
 #include "core/check.hpp"
 #include "core/file_lock.hpp"
 #include "core/fs.hpp"
+#include "sweep/slurm_script.hpp"
 
 namespace seqbench::sweep {
 
@@ -194,20 +195,46 @@ Spec load_spec(const std::string& path, const std::vector<std::string>& experime
   if (const YAML::Node j = root["jobs"]) s.jobs = config::detail::decode_signed(j, where(j, "jobs"), 1, 4096);
   if (const YAML::Node sl = root["slurm"]) {
     if (!sl.IsMap()) config::detail::fail(src, sl.Mark(), "slurm: expected a map");
-    config::detail::check_keys(sl, {"partition", "time", "mem", "cpus_per_task", "extra"}, "slurm",
-                               src);
-    if (sl["partition"]) s.slurm.partition = sl["partition"].Scalar();
-    if (sl["time"]) s.slurm.time = sl["time"].Scalar();
-    if (sl["mem"]) s.slurm.mem = sl["mem"].Scalar();
+    config::detail::check_keys(sl, {"partition", "time", "mem", "account", "cpus_per_task", "extra"},
+                               "slurm", src);
+    // Each value reaches the job script: checked against its field's character set.
+    const auto text = [&](const char* field, std::string& dst) {
+      const YAML::Node n = sl[field];
+      if (!n) return;
+      dst = config::detail::decode_string(n, where(n, std::string("slurm.") + field));
+      check_slurm_value(field, dst, fmt::format("{}:{}", path, n.Mark().line + 1));
+    };
+    text("partition", s.slurm.partition);
+    text("time", s.slurm.time);
+    text("mem", s.slurm.mem);
+    text("account", s.slurm.account);
     if (sl["cpus_per_task"])
       s.slurm.cpus_per_task = config::detail::decode_signed(
           sl["cpus_per_task"], where(sl["cpus_per_task"], "slurm.cpus_per_task"), 1, 4096);
-    if (sl["extra"]) s.slurm.extra = scalars(sl["extra"], src, "slurm.extra");
+    if (sl["extra"]) {
+      s.slurm.extra = scalars(sl["extra"], src, "slurm.extra");
+      for (const auto& e : s.slurm.extra)
+        check_slurm_value("extra", e, fmt::format("{}:{}", path, sl["extra"].Mark().line + 1));
+    }
   }
   return s;
 }
 
+double count_runs(const Spec& spec) {
+  // In floating point: a product of list lengths saturates instead of wrapping.
+  double n = double(spec.configs.size()) * double(spec.seeds.size());
+  for (const auto& g : spec.grid) n *= double(g.second.size());
+  return n;
+}
+
 std::vector<Run> expand(const Spec& spec) {
+  // Counted before anything is built: a grid of 10^9 points is refused, not allocated.
+  const double n = count_runs(spec);
+  if (n > double(kMaxRuns))
+    throw core::UsageError(fmt::format(
+        "{}: the sweep has {:.4g} runs (configs x grid points x seeds), more than the {} one "
+        "sweep may hold (hint: split it into several sweep files)",
+        spec.path, n, kMaxRuns));
   // Grid points, last key fastest.
   std::vector<std::vector<std::pair<std::string, std::string>>> points{{}};
   for (const auto& [key, values] : spec.grid) {
@@ -322,11 +349,20 @@ std::string run_dir(const Spec& spec, const Run& run) {
   return spec.out + "/" + spec.experiment + "/" + run.id;
 }
 
-RunStatus run_status(const Spec& spec, const Run& run) {
+std::string claim_path(const Spec& spec, const Run& run) {
+  return bookkeeping_dir(spec) + "/locks/" + run.id + ".lock";
+}
+
+std::optional<core::FileLock> claim_run(const Spec& spec, const Run& run) {
+  core::make_dirs(bookkeeping_dir(spec) + "/locks");
+  return core::FileLock::try_lock(claim_path(spec, run));
+}
+
+RunStatus run_status(const Spec& spec, const Run& run, bool claimed) {
   RunStatus st;
   const std::string dir = run_dir(spec, run);
   st.has_checkpoint = core::file_exists(dir + "/checkpoint.sbck");
-  if (lock_held(dir + "/.lock")) {
+  if (lock_held(dir + "/.lock") || (!claimed && lock_held(claim_path(spec, run)))) {
     st.state = State::kRunning;
     return st;
   }

@@ -6,16 +6,23 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+namespace seqbench::core {
+class FileLock;
+}
+
 namespace seqbench::sweep {
 
+// What a sweep's Slurm job script asks for; each field's character set is checked when it
+// is read (sweep/slurm_script.hpp, check_slurm_value).
 struct SlurmOptions {
-  std::string partition, time, mem;  // empty: the cluster's defaults
+  std::string partition, time, mem, account;  // empty: the cluster's defaults
   int64_t cpus_per_task = 1;
-  std::vector<std::string> extra;  // more #SBATCH lines, e.g. "--account=lab"
+  std::vector<std::string> extra;  // more #SBATCH options, one each, e.g. "--qos=long"
 };
 
 struct Spec {
@@ -54,7 +61,14 @@ struct Run {
   uint64_t seed = 1;
 };
 
-// configs x grid (in the order written, last key fastest) x seeds. Ids are
+// At most this many runs in one sweep (a Slurm job array is also capped by the cluster's
+// MaxArraySize; 100000 keeps every listing and status check quick).
+inline constexpr int64_t kMaxRuns = 100000;
+// configs x grid points x seeds, without expanding (saturates rather than wraps).
+double count_runs(const Spec& spec);
+
+// configs x grid (in the order written, last key fastest) x seeds. More than kMaxRuns
+// runs is a UsageError, found before anything is expanded. Ids are
 // "<config stem>[-<key><value>...]-s<seed>", key being the last part of the grid key
 // ("task.T" -> "T"); characters outside [A-Za-z0-9._+-] become '_'. Two runs with the
 // same id are a UsageError naming both.
@@ -86,11 +100,20 @@ std::string exit_path(const Spec& spec, const Run& run);
 std::string wall_path(const Spec& spec, const Run& run);
 std::string run_dir(const Spec& spec, const Run& run);
 
+// The lock a sweep holds on a run from the moment it reads the run's state until the
+// process it started for it has ended and its exit file is written: <out>/.sweep/locks/
+// <id>.lock. Two sweeps on one directory (local, or Slurm tasks) thereby never act on
+// the same run at once, and never on a state read before the other acted.
+std::string claim_path(const Spec& spec, const Run& run);
+// The claim if no other process holds it (never waits), else nullopt.
+std::optional<core::FileLock> claim_run(const Spec& spec, const Run& run);
+
 // What the files say about a run: summary.json (finished / target_reached /
 // early_stopped: done; diverged / failed: failed; interrupted: interrupted), the run
 // directory's lock (held: running), the sweep's exit file (non-zero without a summary:
 // failed, e.g. a config mistake), a checkpoint without a summary (a killed process:
-// interrupted), else pending.
-RunStatus run_status(const Spec& spec, const Run& run);
+// interrupted), else pending. A run whose claim another sweep holds is running too,
+// unless `claimed` (the caller holds the claim itself, and reads the state under it).
+RunStatus run_status(const Spec& spec, const Run& run, bool claimed = false);
 
 }  // namespace seqbench::sweep

@@ -16,7 +16,9 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <chrono>
+#include <cstring>
 #include <concepts>
 #include <filesystem>
 #include <functional>
@@ -36,6 +38,18 @@
 #include "train/trainer.hpp"
 
 namespace seqbench::train {
+
+// A word for a command line the user may paste into a shell: as it is when that is safe,
+// else single-quoted ("results/my runs" -> 'results/my runs').
+inline std::string shell_word(const std::string& s) {
+  bool plain = !s.empty();
+  for (const char c : s)
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || (c && std::strchr("_./+,:=@%-", c)));
+  if (plain) return s;
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 // What the run of an app without a training loop (AppSpec::analyse) found.
 struct AnalysisOutcome {
@@ -354,11 +368,19 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
           ck = load_checkpoint(from_previous ? previous : latest);
         } catch (const core::Error& e) {
           if (from_previous || !core::file_exists(previous)) throw;
+          // One hint per message: this one replaces the loader's own.
+          std::string what = e.what();
+          if (const size_t h = what.find(" (hint: "); h != std::string::npos) what.erase(h);
           throw core::Error(fmt::format("{} (hint: --resume-from previous continues from the checkpoint "
                                         "before it, {})",
-                                        e.what(), previous));
+                                        what, previous));
         }
         resume_step = ck.get_int("step");
+        // The checkpoint knows the config it was written with: a config.yaml edited since
+        // (task.T, the seed, ...) is refused before anything is touched.
+        if (ck.has("config_yaml"))
+          check_checkpoint_config(ck.get_string("config_yaml"), config::to_yaml(cfg),
+                                  from_previous ? previous : latest);
       } else {
         exp.init();
       }
@@ -368,6 +390,7 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
                                                 cfg.train.seed);
       RunFiles files(cfg.output.dir, spec.name, cfg.output.run_id, exp.metric(), opts.resume);
       Trainer trainer(cfg.train, cfg.optim, exp, files, opts.quiet);
+      trainer.set_config_yaml(config::to_yaml(cfg));
       // A resumed run touches its files only once its checkpoint has been restored, so a
       // checkpoint that does not fit leaves the run as it was.
       if (opts.resume) {
@@ -398,7 +421,8 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
         fmt::print(stderr,
                    "seqbench {}: interrupted at update {}; checkpoint written. Continue with:\n"
                    "  seqbench {} --out {} --run-id {} --resume\n",
-                   spec.name, s.updates, spec.name, cfg.output.dir, cfg.output.run_id);
+                   spec.name, s.updates, spec.name, shell_word(cfg.output.dir),
+                   shell_word(cfg.output.run_id));
         return core::kExitInterrupted;
       }
       if (!opts.quiet)

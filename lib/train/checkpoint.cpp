@@ -16,6 +16,7 @@
 
 #include "core/check.hpp"
 #include "core/fs.hpp"
+#include "core/input_file.hpp"
 #include "data/checksum.hpp"
 
 namespace seqbench::train {
@@ -100,18 +101,28 @@ std::optional<uint64_t> whole(const Json& j, const char* key) {
 }
 
 // What the header's "sha256" covers: every meta entry and every array (name, shape and
-// values), so a flipped bit anywhere in them is caught on load.
-std::string content_sha256(const Checkpoint& ck) {
+// values), so a flipped bit anywhere in them is caught on load. Layout 2 (the header's
+// "sha256_layout": 2, written since the fix) is the one docs/formats.md gives. Layout 1
+// is what earlier builds wrote: their separator around the shape was an empty string
+// (fmt::format("\0{}\0", ...) stops at the first NUL), so the shapes were left out;
+// their checkpoints still load, checked that way.
+constexpr uint64_t kSha256Layout = 2;
+std::string content_sha256(const Checkpoint& ck, uint64_t layout = kSha256Layout) {
   data::Sha256 h;
+  const std::string_view nul("\0", 1);
   for (const auto& [k, v] : ck.meta) {
     h.update(k);
-    h.update(std::string_view("\0", 1));
+    h.update(nul);
     h.update(v);
-    h.update(std::string_view("\0", 1));
+    h.update(nul);
   }
   for (const NamedArray& a : ck.arrays) {
     h.update(a.name);
-    h.update(fmt::format("\0{}\0", a.shape.str()));
+    if (layout >= 2) {
+      h.update(nul);
+      h.update(a.shape.str());
+      h.update(nul);
+    }
     h.update(std::string_view(reinterpret_cast<const char*>(a.data.data()),
                               a.data.size() * sizeof(float)));
   }
@@ -142,7 +153,8 @@ void save_checkpoint(const std::string& path, const Checkpoint& ck, const std::s
   const Json root = {{"meta", std::move(meta)},
                      {"arrays", std::move(arrays)},
                      {"data_bytes", offset},
-                     {"sha256", content_sha256(ck)}};
+                     {"sha256", content_sha256(ck)},
+                     {"sha256_layout", kSha256Layout}};
   std::string header;
   try {
     header = root.dump() + "\n";
@@ -168,10 +180,13 @@ void save_checkpoint(const std::string& path, const Checkpoint& ck, const std::s
 }
 
 Checkpoint load_checkpoint(const std::string& path) {
-  int raw_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (raw_fd < 0)
-    throw core::Error(fmt::format("cannot read checkpoint '{}': {}", path,
-                                  std::error_code(errno, std::generic_category()).message()));
+  // A regular file only: a FIFO or a device in its place is refused before any read.
+  int raw_fd = -1;
+  try {
+    raw_fd = core::open_input(path, core::kMaxCheckpointFile, nullptr);
+  } catch (const core::Error& e) {
+    throw core::Error(fmt::format("checkpoint: {}", e.what()));
+  }
   Fd fd{raw_fd};
   struct stat st {};
   if (::fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) fail(path, "not a regular file");
@@ -222,6 +237,15 @@ Checkpoint load_checkpoint(const std::string& path) {
   if (sha != root.end()) {
     if (!sha->is_string()) fail(path, "malformed header: sha256 is not a string");
     recorded_sha = sha->get<std::string>();
+  }
+  // Absent in checkpoints of earlier builds (layout 1, shapes not covered).
+  uint64_t layout = 1;
+  if (member("sha256_layout") != root.end()) {
+    const std::optional<uint64_t> l = whole(root, "sha256_layout");
+    if (!l || *l < 1 || *l > kSha256Layout)
+      fail(path, fmt::format("malformed header: sha256_layout {} is not one this build reads (1 to {})",
+                             member("sha256_layout")->dump(), kSha256Layout));
+    layout = *l;
   }
   for (const Json& a : *arrays) {
     const auto name = a.is_object() ? a.find("name") : a.end();
@@ -280,7 +304,7 @@ Checkpoint load_checkpoint(const std::string& path) {
     fmt::print(stderr, "seqbench: warning: {} has no checksum (written by an older seqbench); loading it unverified\n",
                path);
   if (!recorded_sha.empty()) {
-    const std::string actual = content_sha256(ck);
+    const std::string actual = content_sha256(ck, layout);
     if (actual != recorded_sha)
       fail(path, fmt::format("damaged: its contents have sha256 {}, the header records {} "
                              "(hint: a flipped bit on disk or a partial copy; restore the file "

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -10,6 +11,7 @@
 #include <limits>
 
 #include "core/check.hpp"
+#include "core/input_file.hpp"
 #include "core/memory.hpp"
 #include "nn/registry.hpp"
 #include "optim/optimizer.hpp"
@@ -229,14 +231,25 @@ uint64_t file_bytes(const std::string& path) {
 }
 
 bool idx_images_header(const std::string& path, int64_t& count, int64_t& pixels) {
-  std::ifstream f(path, std::ios::binary);
+  // A regular file only (a FIFO here would block the estimate), and a header that agrees
+  // with the file's size: a damaged one is left to the loader, which names what is wrong,
+  // instead of becoming an absurd memory estimate.
   unsigned char h[16];
-  if (!f.read(reinterpret_cast<char*>(h), sizeof h)) return false;
+  uint64_t size = 0;
+  try {
+    const int fd = core::open_input(path, core::kMaxDataFile, &size);
+    const ssize_t got = ::pread(fd, h, sizeof h, 0);
+    ::close(fd);
+    if (got != ssize_t(sizeof h)) return false;
+  } catch (const core::Error&) {
+    return false;
+  }
   const auto u32 = [&](int at) {
     return int64_t(h[at]) << 24 | int64_t(h[at + 1]) << 16 | int64_t(h[at + 2]) << 8 |
            int64_t(h[at + 3]);
   };
   if (u32(0) != 0x00000803) return false;
+  if (double(u32(4)) * double(u32(8)) * double(u32(12)) + 16 != double(size)) return false;
   count = u32(4);
   pixels = u32(8) * u32(12);
   return true;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/check.hpp"
+#include "core/input_file.hpp"
 #include "core/text.hpp"
 #include "report/run_configs.hpp"
 
@@ -19,7 +20,7 @@ void drop_rows_after(const std::string& path, int64_t max_step) {
   if (!core::file_exists(path)) return;
   // A last row that a crash cut off was the file's last write, after the checkpoint: it
   // goes with the other rows written after it.
-  const std::string text = core::read_file(path, core::Links::kRefuse);
+  const std::string text = core::read_input(path, core::kMaxTableFile, /*follow_links=*/false);
   report::CsvTable t = report::parse_csv(report::without_cut_off_row(text, path), path);
   std::string out = report::csv_line(t.columns);
   for (const auto& r : t.rows)
@@ -28,11 +29,14 @@ void drop_rows_after(const std::string& path, int64_t max_step) {
 }
 
 
-void check_resume_config(const std::string& saved_yaml, const std::string& new_yaml,
-                         const std::string& run_dir) {
+namespace {
+
+// "key old -> new" for each key that differs and that a resume may not change.
+std::vector<std::string> changed_keys(const std::string& saved_yaml, const std::string& saved_where,
+                                      const std::string& new_yaml) {
   static const char* const kMayChange[] = {"train.steps", "train.threads", "train.log_every",
                                            "train.checkpoint_every", "train.nan_check"};
-  const auto saved = report::flat_config(saved_yaml, run_dir + "/config.yaml");
+  const auto saved = report::flat_config(saved_yaml, saved_where);
   const auto now = report::flat_config(new_yaml, "the resumed config");
   std::vector<std::string> changed;
   const auto value = [](const std::map<std::string, std::string>& m, const std::string& k) {
@@ -49,6 +53,25 @@ void check_resume_config(const std::string& saved_yaml, const std::string& new_y
     if (value(saved, k) != value(now, k))
       changed.push_back(fmt::format("{} {} -> {}", k, value(saved, k), value(now, k)));
   }
+  return changed;
+}
+
+}  // namespace
+
+void check_checkpoint_config(const std::string& checkpoint_yaml, const std::string& new_yaml,
+                             const std::string& checkpoint) {
+  const auto changed = changed_keys(checkpoint_yaml, checkpoint, new_yaml);
+  if (!changed.empty())
+    throw core::UsageError(fmt::format(
+        "--resume: the run's config differs from the one its checkpoint '{}' was written with "
+        "({}); was config.yaml edited? (hint: put the run's config back, or start a new run "
+        "with another --run-id)",
+        checkpoint, fmt::join(changed, ", ")));
+}
+
+void check_resume_config(const std::string& saved_yaml, const std::string& new_yaml,
+                         const std::string& run_dir) {
+  const auto changed = changed_keys(saved_yaml, run_dir + "/config.yaml", new_yaml);
   if (!changed.empty())
     throw core::UsageError(fmt::format(
         "--resume: the run at '{}' would change ({}); a resumed run continues as it was "

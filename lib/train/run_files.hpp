@@ -39,6 +39,11 @@ void check_run_dir(const std::string& root, const std::string& experiment,
 // Throws core::UsageError listing every other key that differs, old and new value.
 void check_resume_config(const std::string& saved_yaml, const std::string& new_yaml,
                          const std::string& run_dir);
+// The same rule against the config a checkpoint was written with (its "config_yaml"):
+// a config.yaml edited by hand after the checkpoint is refused, naming each key that
+// differs. Checkpoints of earlier builds have no config_yaml and are not checked.
+void check_checkpoint_config(const std::string& checkpoint_yaml, const std::string& new_yaml,
+                             const std::string& checkpoint);
 
 class RunFiles {
  public:

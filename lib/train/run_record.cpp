@@ -97,7 +97,9 @@ void write_run_outputs(const RunFiles& files, const RunIdentity& record, const S
   for (const auto& [k, v] : record) {
     int64_t i = 0;
     uint64_t u = 0;
-    if (kText.count(k) || !report::is_numeric_cell(v))
+    if (k == "data_verified" && (v == "true" || v == "false"))
+      j.set(k, v == "true");  // a JSON boolean: the string "false" would be truthy in Python
+    else if (kText.count(k) || !report::is_numeric_cell(v))
       j.set(k, v);
     else if (whole(v, i))  // exact, where a double would round 64-bit seeds
       j.set(k, i);

@@ -98,6 +98,7 @@ void Trainer::save_checkpoint_now(double elapsed_s) {
     }
   }
   ck.put_double("elapsed_s", elapsed_s);
+  if (!config_yaml_.empty()) ck.put_string("config_yaml", config_yaml_);
   // Two generations: the new checkpoint replaces the latest one, which is renamed to the
   // previous one (never linked: a damaged new file must not damage the previous one), and
   // the new one is read back and its checksum checked.
@@ -112,6 +113,34 @@ void load_parameters(core::ParamStore& ps, const Checkpoint& ck) {
 }
 
 void Trainer::resume(const Checkpoint& ck) {
+  // Checked before anything is restored (and so before the run's files are touched): a
+  // checkpoint edited to step -5 with its checksum recomputed is refused here.
+  const auto at_least = [&](const char* key, int64_t lo) {
+    const int64_t v = ck.get_int(key);
+    if (v < lo)
+      throw core::Error(fmt::format("{}: {} is {}, below {} (the checkpoint was damaged or edited)",
+                                    ck.where(), key, v, lo));
+  };
+  at_least("step", 0);
+  at_least("optimizer_steps", 0);
+  at_least("sched_bad", 0);
+  at_least("acc_n", 0);
+  at_least("best_step", 0);
+  at_least("bad_evals", 0);
+  at_least("updates_to_target", -1);
+  const int64_t step = ck.get_int("step");
+  for (const char* key : {"acc_n", "best_step", "updates_to_target"})
+    if (ck.get_int(key) > step)
+      throw core::Error(fmt::format("{}: {} is {}, beyond the checkpoint's step {} (the "
+                                    "checkpoint was damaged or edited)",
+                                    ck.where(), key, ck.get_int(key), step));
+  for (const char* key : {"sched_scale", "elapsed_s"}) {
+    const double v = ck.get_double(key);
+    if (!std::isfinite(v) || v < 0)
+      throw core::Error(fmt::format("{}: {} is {}, not a finite number >= 0 (the checkpoint was "
+                                    "damaged or edited)",
+                                    ck.where(), key, v));
+  }
   auto& ps = exp_.params();
   SB_CHECK(ck.get_string("optimizer") == opt_->name(),
            "{}: checkpoint was written with optimizer '{}', config says '{}'", ck.where(),

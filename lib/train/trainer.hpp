@@ -52,8 +52,13 @@ class Trainer {
   Trainer(const TrainConfig& train, const optim::OptimConfig& optim, Experiment& exp,
           RunFiles& files, bool quiet);
 
-  // Restores everything from a checkpoint written by this Trainer.
+  // Restores everything from a checkpoint written by this Trainer. Every counter is
+  // checked first (step >= 0, ...): a damaged or edited value is a core::Error naming it,
+  // thrown before anything is restored.
   void resume(const Checkpoint& ck);
+  // The run's resolved config as YAML, stored in every checkpoint ("config_yaml") so that
+  // a resume can tell an edited config.yaml (check_checkpoint_config).
+  void set_config_yaml(std::string yaml) { config_yaml_ = std::move(yaml); }
   Summary run();
   // For tests: behave as if Ctrl-C arrived right after this update.
   void interrupt_after(int64_t update) { interrupt_at_ = update; }
@@ -74,6 +79,7 @@ class Trainer {
   std::unique_ptr<optim::Optimizer<float>> opt_;
   optim::LrSchedule sched_;
   double clip_;
+  std::string config_yaml_;
   int64_t step_ = 0;  // updates done
   int64_t interrupt_at_ = -1;
   // Interval accumulators (training means between metrics rows).

@@ -61,6 +61,10 @@ TEST(CheckpointGenerations, ADamagedLatestCheckpointFallsBackToThePreviousOneOnR
   EXPECT_EQ(clitest::count_lines(refused.err), 1) << refused.err;
   for (const char* s : {"checkpoint.sbck", "damaged", "--resume-from previous"})
     EXPECT_NE(refused.err.find(s), std::string::npos) << s << "\n" << refused.err;
+  // One hint, not the loader's and the resume's both (issue 29, item 12).
+  const size_t hint = refused.err.find("(hint: ");
+  EXPECT_NE(hint, std::string::npos) << refused.err;
+  EXPECT_EQ(refused.err.find("(hint: ", hint + 1), std::string::npos) << refused.err;
   EXPECT_EQ(clitest::slurp(run_dir + "/metrics.csv"), metrics_before) << "a refused resume touches nothing";
 
   const auto resumed = run(kCopy + " -q --run-id part --resume-from previous", dir);

@@ -294,6 +294,88 @@ TEST(CopyCli, AResumeThatWouldChangeTheRunIsRefusedAndTouchesNothing) {
   EXPECT_EQ(runs.rows[0][runs.col("updates")], "40");
 }
 
+// Issue 29, item 5: the checkpoint holds the config it was written with, so a config.yaml
+// edited by hand (task.T and the seed here) is refused naming both keys, and nothing of
+// the run changes.
+TEST(CopyCli, AResumeRefusesAConfigYamlEditedAfterTheCheckpoint) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  ASSERT_EQ(run(kCopy + " --config tiny.yaml --run-id r --interrupt-at 3", dir).code, 130);
+  const std::string rd = dir + "/results/copy/r/";
+  const std::string config = clitest::slurp(rd + "config.yaml"),
+                    metrics = clitest::slurp(rd + "metrics.csv");
+  std::string edited = config;
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"  T: 4\n", "  T: 5\n"}, {"  seed: 1\n", "  seed: 7\n"}}) {
+    const size_t at = edited.find(from);
+    ASSERT_NE(at, std::string::npos) << from << " not in\n" << config;
+    edited.replace(at, from.size(), to);
+  }
+  clitest::write(rd + "config.yaml", edited);
+  const auto r = run(kCopy + " --run-id r --resume", dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("differs from the one its checkpoint"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("task.T 4 -> 5"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("train.seed 1 -> 7"), std::string::npos) << r.err;
+  EXPECT_EQ(clitest::slurp(rd + "metrics.csv"), metrics);
+  EXPECT_EQ(clitest::slurp(rd + "config.yaml"), edited);
+  // Put back, it resumes.
+  clitest::write(rd + "config.yaml", config);
+  EXPECT_EQ(run(kCopy + " --run-id r --resume -q", dir).code, 0);
+}
+
+// Issue 29, item 4: a checkpoint edited to step -5 (its checksum recomputed, as a careful
+// editor would) is refused before the resume cuts metrics.csv and gradnorm.csv.
+TEST(CopyCli, AResumeChecksTheRestoredCountersBeforeTouchingAnyFile) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  ASSERT_EQ(run(kCopy + " --config tiny.yaml --run-id r --interrupt-at 12", dir).code, 130);
+  const std::string rd = dir + "/results/copy/r/";
+  const std::string metrics = clitest::slurp(rd + "metrics.csv"),
+                    gradnorm = clitest::slurp(rd + "gradnorm.csv");
+  ASSERT_GT(clitest::count_lines(metrics), 1);
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"step", "-5"}, {"optimizer_steps", "-1"}, {"best_step", "99"}, {"elapsed_s", "-3"}}) {
+    train::Checkpoint ck = train::load_checkpoint(rd + "checkpoint.sbck");
+    for (auto& [k, v] : ck.meta)
+      if (k == key) v = value;
+    train::save_checkpoint(dir + "/edited.sbck", ck);
+    fs::copy_file(rd + "checkpoint.sbck", dir + "/good.sbck", fs::copy_options::overwrite_existing);
+    fs::copy_file(dir + "/edited.sbck", rd + "checkpoint.sbck", fs::copy_options::overwrite_existing);
+    const auto r = run(kCopy + " --run-id r --resume", dir);
+    EXPECT_EQ(r.code, 1) << key << ": " << r.err;
+    EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(key + " is "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("damaged or edited"), std::string::npos) << r.err;
+    EXPECT_EQ(clitest::slurp(rd + "metrics.csv"), metrics) << key;
+    EXPECT_EQ(clitest::slurp(rd + "gradnorm.csv"), gradnorm) << key;
+    fs::copy_file(dir + "/good.sbck", rd + "checkpoint.sbck", fs::copy_options::overwrite_existing);
+  }
+  EXPECT_EQ(run(kCopy + " --run-id r --resume -q", dir).code, 0);
+}
+
+// Issue 29, item 12: an empty --out is an error, not ignored; the "Continue with" line
+// quotes a directory with a space, so that it can be pasted as it is.
+TEST(CopyCli, AnEmptyOutIsRefusedAndTheContinueLineQuotesPaths) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  auto r = run(kCopy + " --config tiny.yaml --out ''", dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/results"));
+  r = run(kCopy + " --config tiny.yaml --out 'my results' --run-id r --interrupt-at 3", dir);
+  ASSERT_EQ(r.code, 130) << r.err;
+  const std::string line = "seqbench copy --out 'my results' --run-id r --resume";
+  const size_t at = r.err.find(line);
+  ASSERT_NE(at, std::string::npos) << r.err;
+  // The line as printed, with this build's binary in place of "seqbench copy", continues.
+  r = run(kCopy + r.err.substr(at + 13, line.size() - 13) + " -q", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir + "/my results/copy/r/summary.json"));
+}
+
 TEST(CopyCli, AddingTaskRunsAndReportsMse) {
   const std::string dir = clitest::fresh_dir("x");
   const auto r = run(kCopy + " --demo --run-id add --set task.name=adding --set task.T=8 "

@@ -156,3 +156,23 @@ train: {batch: 2, steps: 5000, log_every: 1, eval_every: 0, eval_batches: 1, thr
   for (const auto& name : names_in(run_dir))
     EXPECT_EQ(name.find(".tmp"), std::string::npos) << "left behind: " << name;
 }
+
+// Issue 29, item 7: a file-size limit (ulimit -f) is a full disk too. Without handling,
+// the kernel's SIGXFSZ killed the run mid-checkpoint (exit 153) and left the temporary
+// file; now the write fails with EFBIG, reported in one line with the --resume hint, and
+// the temporary file is gone. No root needed: the limit is the shell's ulimit.
+TEST(DiskFull, AFileSizeLimitIsReportedLikeAFullDiskAndLeavesNoTemporaryFile) {
+  const std::string dir = clitest::fresh_dir("x");
+  // Parameters, gradients' slots: a checkpoint of about 3 MiB, above the 1 MiB limit
+  // (`ulimit -f` counts 512-byte blocks in sh, 1024-byte ones in bash: 1 or 2 MiB).
+  const auto r = run("ulimit -f 2048; exec " + kCopy +
+                         " --demo --run-id big --set model.hidden=256 --set train.steps=4 "
+                         "--set train.checkpoint_every=2 --set train.eval_every=2 -q --threads 1",
+                     dir);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("file size limit reached"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
+  for (const auto& e : fs::directory_iterator(dir + "/results/copy/big"))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+}

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_util.hpp"
+#include "sanitized.hpp"
 #include "nn/attention/attention.hpp"
 #include "nn/registry.hpp"
 #include "rl/minigrid/env.hpp"
@@ -20,6 +21,18 @@ using clitest::run;
 namespace {
 const std::string kFront = SEQBENCH_FRONT_BIN;
 }  // namespace
+
+// Issue 29, item 7: under `ulimit -v 300000` every command hung before main(), in
+// OpenBLAS's start-up buffers (one per OpenMP thread). It now starts. (`timeout` ends a
+// hang as a failure instead of waiting for ctest's.) ASan reserves terabytes of address
+// space and cannot run under such a limit at all.
+TEST(ListCli, StartsUnderAnAddressSpaceLimit) {
+  if (testutil::kUnderAsan) GTEST_SKIP() << "AddressSanitizer cannot run under ulimit -v";
+  const std::string dir = clitest::fresh_dir("list");
+  const auto r = run("ulimit -v 300000 && exec env -u OMP_NUM_THREADS timeout 120 " + kFront + " list", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("## Recurrent cells"), std::string::npos) << r.out.substr(0, 200);
+}
 
 TEST(ListCli, DocsModelsMdIsTheOutputOfSeqbenchList) {
   const std::string dir = clitest::fresh_dir("list");

@@ -190,4 +190,12 @@ TEST(MinigridCli, DumpConfigTurnsTheFrameBudgetIntoTrainerSteps) {
   EXPECT_NE(r.out.find("steps: 14670"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("recurrence: 16"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("clip: 0.5"), std::string::npos) << r.out;
+  // Issue 29, item 6: the steps are a closed form, not a loop over the updates (1e14
+  // frames took 11 minutes), and ppo.frames has an upper bound.
+  const auto big = run(kBin + " --set ppo.frames=10000000000000 --dump-config", dir);
+  ASSERT_EQ(big.code, 0) << big.err;
+  EXPECT_NE(big.out.find("steps: 146484375000"), std::string::npos) << big.out.substr(0, 400);
+  const auto over = run(kBin + " --set ppo.frames=100000000000000 --dump-config", dir);
+  EXPECT_EQ(over.code, 2) << over.err;
+  EXPECT_NE(over.err.find("ppo.frames"), std::string::npos) << over.err;
 }

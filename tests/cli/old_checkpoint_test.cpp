@@ -121,6 +121,12 @@ TEST_P(OldCheckpoint, IsReadAndWrittenBackBitForBit) {
     EXPECT_EQ(v, after.get_string(k)) << k;
     expected_new.insert(k);
   }
+  // ...the resolved config, which checkpoints hold since the fixtures were written (a
+  // resume compares it with config.yaml)...
+  ASSERT_TRUE(after.has("config_yaml"));
+  EXPECT_FALSE(before.has("config_yaml"));
+  EXPECT_EQ(after.get_string("config_yaml"), clitest::slurp(dir + "/results/" + GetParam().app + "/old/config.yaml"));
+  expected_new.insert("config_yaml");
   // ...and nothing else is written.
   std::set<std::string> written;
   for (const auto& [k, v] : after.meta) written.insert(k);

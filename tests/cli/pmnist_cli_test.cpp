@@ -200,6 +200,18 @@ TEST(PmnistCli, ConfigAndDataMistakesAreOneLineErrorsThatWriteNothing) {
   const auto r = run(kPmnist + " --config tiny.yaml", dir);
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("t10k-images-idx3-ubyte"), std::string::npos) << r.err;
+  // Issue 29, item 12: a header claiming 2^31 images of 2^16 x 2^16 pixels is the loader's
+  // data error naming the file, not a memory estimate (exit 2) sized by its numbers.
+  clitest::write(img, bytes);
+  const std::string train = dir + "/mnist/train-images-idx3-ubyte";
+  std::string header = clitest::slurp(train);
+  for (int at : {4, 8, 12}) header[size_t(at)] = at == 4 ? '\x7f' : '\x01';
+  clitest::write(train, header);
+  const auto h = run(kPmnist + " --config tiny.yaml", dir);
+  EXPECT_EQ(h.code, 1) << h.err;
+  EXPECT_EQ(clitest::count_lines(h.err), 1) << h.err;
+  EXPECT_NE(h.err.find("train-images-idx3-ubyte"), std::string::npos) << h.err;
+  EXPECT_EQ(h.err.find("memory estimate"), std::string::npos) << h.err;
 }
 
 TEST(PmnistCli, InterruptedThenResumedEqualsUninterruptedBitForBit) {
@@ -328,6 +340,10 @@ TEST(PmnistCli, RecordsTheDataChecksumAndRefusesADamagedFile) {
   EXPECT_NE(summary.find("\"data_sha256\": \"" + data::sha256_hex(joined) + "\""),
             std::string::npos)
       << summary;
+  // Issue 29, item 12: a JSON boolean, not the string "false" (truthy in Python and JS).
+  EXPECT_NE(summary.find("\"data_verified\": true"), std::string::npos) << summary;
+  EXPECT_NE(clitest::slurp(dir + "/results/pmnist/a/summary.json").find("\"data_verified\": false"),
+            std::string::npos);
   // One flipped byte: a one-line data error naming the file, before anything is written.
   const std::string img = mnist + "/t10k-labels-idx1-ubyte";
   std::string bytes = clitest::slurp(img);

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
@@ -215,7 +216,8 @@ TEST(SweepCli, SeedsAndOutOverrideTheFileAndReachTheSlurmTasks) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/tiny")) << "the file's out was used";
 
   std::filesystem::create_directories(dir + "/bin");
-  clitest::write(dir + "/bin/sbatch", "#!/bin/sh\ncp \"$2\" \"$(dirname \"$0\")/captured.sh\"\necho 42\n");
+  clitest::write(dir + "/bin/sbatch",
+                 "#!/bin/sh\nfor a; do last=$a; done\ncp \"$last\" \"$(dirname \"$0\")/captured.sh\"\necho 42\n");
   std::filesystem::permissions(dir + "/bin/sbatch", std::filesystem::perms::owner_all);
   r = run("PATH=" + dir + "/bin:$PATH " + kFront + " sweep " + spec + " --seeds 3 --out " + dir +
               "/slurm --backend slurm -q",
@@ -223,4 +225,172 @@ TEST(SweepCli, SeedsAndOutOverrideTheFileAndReachTheSlurmTasks) {
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string script = core::read_file(dir + "/bin/captured.sh");
   EXPECT_NE(script.find(" '--seeds' '3' '--out' '" + dir + "/slurm' --run-index"), std::string::npos) << script;
+}
+
+namespace {
+
+// A stand-in for sbatch that keeps its arguments (one per line) and the script, then runs
+// the script's array task 0 the way Slurm would: in the --chdir directory, with
+// SLURM_ARRAY_TASK_ID set.
+void fake_sbatch(const std::string& bin) {
+  fs::create_directories(bin);
+  clitest::write(bin + "/sbatch",
+                 "#!/bin/sh\n"
+                 "d=$(dirname \"$0\")\n"
+                 "for a; do printf '%s\\n' \"$a\" >>\"$d/args.txt\"; last=$a; done\n"
+                 "cp \"$last\" \"$d/captured.sh\"\n"
+                 "for a; do case \"$a\" in --chdir=*) cd \"${a#--chdir=}\" || exit 1;; esac; done\n"
+                 "SLURM_ARRAY_TASK_ID=0 bash \"$last\" >\"$d/task0.out\" 2>&1 || exit 1\n"
+                 "echo 42\n");
+  fs::permissions(bin + "/sbatch", fs::perms::owner_all);
+}
+
+}  // namespace
+
+// Issue 29, item 1: a line break (or a space, a quote, $(...)) in a Slurm value never
+// reaches the job script; the script of a sweep whose paths hold spaces and quotes still
+// runs its task.
+TEST(SweepCli, HostileSlurmValuesAreRefusedAndTheJobScriptCannotBeInjected) {
+  const std::string dir = clitest::fresh_dir("x");
+  fake_sbatch(dir + "/bin");
+  const std::string path = "PATH=" + dir + "/bin:$PATH ";
+  const std::string cfg = kSource + "/configs/copy/lstm_small.yaml";
+  const auto spec_with = [&](const std::string& name, const std::string& slurm) {
+    const std::string p = dir + "/" + name + ".yaml";
+    clitest::write(p, "experiment: copy\nconfigs: [" + cfg +
+                          "]\nset: {train.steps: 3, task.T: 5, model.hidden: 8}\nthreads: 1\n"
+                          "out: \"" + dir + "/o u t's\"\nslurm: " + slurm + "\n");
+    return p;
+  };
+  const std::vector<std::string> bad_files{
+      "{partition: \"gpu\\necho pwned\"}", "{time: \"1:00 --wrap=id\"}",
+      "{mem: \"4G;id\"}", "{account: \"lab\\tx\"}", "{extra: [\"--qos=a\\n#SBATCH -p x\"]}",
+      "{extra: [\"--comment=$(id)\"]}", "{extra: \"--qos=a --wrap=id\"}"};
+  for (size_t i = 0; i < bad_files.size(); ++i) {
+    const auto r = run(path + kFront + " sweep " + spec_with("bad" + std::to_string(i), bad_files[i]) +
+                           " --backend slurm",
+                       dir);
+    EXPECT_EQ(r.code, 2) << bad_files[i] << ": " << r.err;
+    EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("slurm."), std::string::npos) << r.err;
+  }
+  const std::string good = spec_with("good", "{partition: debug, time: \"00:10:00\", mem: 1G}");
+  for (const std::string opt : {"--partition 'gpu\necho pwned'", "--time '1:00 --wrap=id'",
+                                "--mem '$(id)'", "--account 'a b'"}) {
+    const auto r = run(path + kFront + " sweep " + good + " --backend slurm " + opt, dir);
+    EXPECT_EQ(r.code, 2) << opt << ": " << r.err;
+    EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(opt.substr(0, opt.find(' ')) + ": slurm."), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir + "/bin/captured.sh")) << "sbatch was called";
+  EXPECT_FALSE(fs::exists(dir + "/o u t's/.sweep/slurm")) << "a script was written";
+
+  // Valid values; the sweep directory holds a space and a quote, the working directory a
+  // space (clitest::run cannot cd into one with a quote).
+  fs::create_directories(dir + "/w d");
+  auto r = run(path + kFront + " sweep " + good + " --backend slurm --account lab_1", dir + "/w d");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string script = clitest::slurp(dir + "/bin/captured.sh");
+  int lines = 0;
+  for (size_t at = 0; at < script.size();) {
+    const size_t end = script.find('\n', at);
+    const std::string line = script.substr(at, end - at);
+    EXPECT_TRUE(line.rfind("#!/bin/bash", 0) == 0 || line.rfind("#SBATCH --", 0) == 0 ||
+                line.rfind("exec '", 0) == 0)
+        << line;
+    if (line.rfind("#SBATCH", 0) == 0) {
+      EXPECT_EQ(line.find(' ', 8), std::string::npos) << line;
+    }
+    ++lines;
+    at = end + 1;
+  }
+  EXPECT_EQ(lines, 9) << script;
+  EXPECT_NE(script.find("#SBATCH --partition=debug\n#SBATCH --time=00:10:00\n#SBATCH --mem=1G\n"
+                        "#SBATCH --account=lab_1\n"),
+            std::string::npos)
+      << script;
+  const std::string args = clitest::slurp(dir + "/bin/args.txt");
+  EXPECT_NE(args.find("--output=" + dir + "/o u t's/.sweep/slurm/%A_%a.out\n"), std::string::npos)
+      << args;
+  EXPECT_NE(args.find("--chdir=" + dir + "/w d\n"), std::string::npos) << args;
+  // The task ran through the quoted command line into the directory with the quote.
+  EXPECT_TRUE(fs::exists(dir + "/o u t's/copy/lstm_small-s1/summary.json"))
+      << clitest::slurp(dir + "/bin/task0.out");
+}
+
+// Issue 29, item 3: two sweeps started together on one directory, five times. Each run is
+// started once (one command line in its sweep log), both sweeps succeed, the merged table
+// has each run once, and nothing was moved aside.
+TEST(SweepCli, TwoSweepsOnOneDirectoryRunEachRunOnceAndMoveNothing) {
+  const std::string dir = clitest::fresh_dir("x");
+  for (int round = 0; round < 5; ++round) {
+    const std::string name = "twice" + std::to_string(round);
+    const std::string spec = tiny_spec(dir, name, 3);
+    pid_t pids[2];
+    for (int k = 0; k < 2; ++k) {
+      const std::string err = dir + "/" + name + "." + std::to_string(k) + ".err";
+      pids[k] = ::fork();
+      if (pids[k] == 0) {
+        if (::chdir(dir.c_str()) != 0 || !std::freopen(err.c_str(), "w", stderr)) ::_exit(126);
+        ::execl(SEQBENCH_FRONT_BIN, SEQBENCH_FRONT_BIN, "sweep", spec.c_str(), "-q", "--jobs", "2",
+                static_cast<char*>(nullptr));
+        ::_exit(127);
+      }
+    }
+    for (int k = 0; k < 2; ++k) {
+      int status = 0;
+      ASSERT_EQ(::waitpid(pids[k], &status, 0), pids[k]);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+          << "round " << round << ", sweep " << k << ": "
+          << clitest::slurp(dir + "/" + name + "." + std::to_string(k) + ".err");
+    }
+    const std::string out = dir + "/" + name;
+    const auto t = report::read_csv(out + "/copy/runs.csv");
+    std::map<std::string, int> rows;
+    for (const auto& row : t.rows) ++rows[row[size_t(t.col("run_id"))]];
+    EXPECT_EQ(rows.size(), 4u) << "round " << round;
+    for (const char* id : {"lstm_small-s1", "lstm_small-s2", "rnn-s1", "rnn-s2"}) {
+      EXPECT_EQ(rows[id], 1) << "round " << round << ": " << id;
+      const std::string log = clitest::slurp(out + "/.sweep/logs/" + std::string(id) + ".log");
+      int starts = 0;
+      for (size_t at = 0; (at = log.find("# /", at)) != std::string::npos; ++at)
+        starts += at == 0 || log[at - 1] == '\n';
+      EXPECT_EQ(starts, 1) << "round " << round << ": " << id << " started " << starts << " times\n"
+                           << log;
+    }
+    EXPECT_FALSE(fs::exists(out + "/.sweep/stale")) << "round " << round << ": a run was moved aside";
+  }
+}
+
+// The same for Slurm array tasks of two arrays: each is `seqbench sweep SPEC --run-index
+// K` in the foreground. Two tasks for one run, started together three times: both exit
+// 0, the run is started once.
+TEST(SweepCli, TwoArrayTasksForOneRunStartItOnce) {
+  const std::string dir = clitest::fresh_dir("x");
+  for (int round = 0; round < 3; ++round) {
+    const std::string name = "task" + std::to_string(round);
+    const std::string spec = tiny_spec(dir, name, 3);
+    pid_t pids[2];
+    for (int k = 0; k < 2; ++k) {
+      pids[k] = ::fork();
+      if (pids[k] == 0) {
+        if (::chdir(dir.c_str()) != 0 || !std::freopen("/dev/null", "w", stderr)) ::_exit(126);
+        ::execl(SEQBENCH_FRONT_BIN, SEQBENCH_FRONT_BIN, "sweep", spec.c_str(), "--run-index", "0",
+                "--threads", "1", static_cast<char*>(nullptr));
+        ::_exit(127);
+      }
+    }
+    for (int k = 0; k < 2; ++k) {
+      int status = 0;
+      ASSERT_EQ(::waitpid(pids[k], &status, 0), pids[k]);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "round " << round << ", task " << k;
+    }
+    const std::string log = clitest::slurp(dir + "/" + name + "/.sweep/logs/lstm_small-s1.log");
+    int starts = 0;
+    for (size_t at = 0; (at = log.find("# /", at)) != std::string::npos; ++at)
+      starts += at == 0 || log[at - 1] == '\n';
+    EXPECT_EQ(starts, 1) << "round " << round << "\n" << log;
+    EXPECT_TRUE(fs::exists(dir + "/" + name + "/copy/lstm_small-s1/summary.json")) << "round " << round;
+    EXPECT_FALSE(fs::exists(dir + "/" + name + "/.sweep/stale")) << "round " << round;
+  }
 }

@@ -458,6 +458,26 @@ TEST_F(ConfigTest, SetErrors) {
   EXPECT_EQ(cfg, TestConfig{});
 }
 
+// Issue 29, items 6 and 12: a second YAML document in a --set value is refused, not
+// dropped; a key path of 100000 parts is refused after reading at most 17 of them
+// (building it took time quadratic in its depth).
+TEST_F(ConfigTest, SetRefusesASecondDocumentAndKeysDeeperThanAnyConfigKey) {
+  TestConfig cfg;
+  const std::string two = usage_error([&] { apply_override(cfg, "optim.lr=0.5\n---\n0.7"); });
+  EXPECT_NE(two.find("the value holds a second YAML document (after '---'); a --set value is one"),
+            std::string::npos)
+      << two;
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "a.";
+  deep += "b=1";
+  const std::string m = usage_error([&] { apply_override(cfg, deep); });
+  EXPECT_NE(m.find(": the key has more than 16 parts; no config key is that deep"), std::string::npos)
+      << m.substr(m.size() > 200 ? m.size() - 200 : 0);
+  EXPECT_EQ(cfg, TestConfig{});
+  apply_override(cfg, "optim.lr=0.5\n");  // one document with its line end is fine
+  EXPECT_EQ(cfg.optim.lr, 0.5);
+}
+
 TEST_F(ConfigTest, FailedSourceLeavesConfigUnchanged) {
   TestConfig cfg;
   const std::string path = write("bad.yaml", "optim:\n  lr: 0.5\n  sizes: [1, -2]\n");

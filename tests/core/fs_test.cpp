@@ -90,7 +90,7 @@ TEST(Fs, ReadFileErrorsNamePath) {
   std::string m = message_of([&] { read_file(p); });
   EXPECT_EQ(m, "cannot read '" + p + "': No such file or directory");
   std::string d = message_of([&] { read_file(dir.path); });
-  EXPECT_NE(d.find("cannot read '" + dir.path + "': Is a directory"), std::string::npos) << d;
+  EXPECT_NE(d.find("cannot read '" + dir.path + "': it is a directory"), std::string::npos) << d;
 }
 
 TEST(Fs, MakeDirsAndFileExists) {

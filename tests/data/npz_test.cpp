@@ -103,6 +103,8 @@ TEST(Npz, ReadsStoredAndDeflatedMembers) {
   core::write_file_atomic(tmp / "b.npz", zip);
 
   EXPECT_EQ(data::npz_members(tmp / "b.npz"), (std::vector<std::string>{"data.npy", "labels.npy"}));
+  // What loading it holds (the memory estimate counts this, not the smaller file).
+  EXPECT_EQ(data::npz_inflated_bytes(tmp / "b.npz"), data.size() + labels.size());
   const auto d = data::read_npz_member(tmp / "b.npz", "data");
   EXPECT_EQ(d.shape, (std::vector<int64_t>{10, 300}));
   EXPECT_EQ(std::vector<uint8_t>(d.u8(), d.u8() + 3000), pixels);

@@ -77,6 +77,24 @@ TEST(PtbChar, UnseenSymbolInTestIsAnErrorNamingFileLineAndToken) {
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
 }
 
+// Issue 29, item 12: dir and path together were accepted, and path silently ignored.
+TEST(PtbChar, DirAndPathTogetherAreAUsageErrorNamingBoth) {
+  TempDir dir;
+  data::CorpusConfig cfg;
+  cfg.format = "text";
+  cfg.dir = dir.path;
+  cfg.path = dir / "one.txt";
+  try {
+    data::load_corpus(cfg);
+    ADD_FAILURE() << "accepted";
+  } catch (const core::UsageError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("corpus dir '" + dir.path + "' and path '" + cfg.path + "' are both set"),
+              std::string::npos)
+        << msg;
+  }
+}
+
 TEST(PtbWord, UnkFromTheFilesIsUsedForUnseenWords) {
   TempDir dir;
   write(dir / "ptb.train.txt", " the cat <unk> sat \n the dog\n");

@@ -26,7 +26,8 @@ const Target kTargets[] = {
     {"config", seqbench::fuzz::config},       {"idx", seqbench::fuzz::idx},
     {"npz", seqbench::fuzz::npz},             {"text_corpus", seqbench::fuzz::text_corpus},
     {"checkpoint", seqbench::fuzz::checkpoint}, {"runs_csv", seqbench::fuzz::runs_csv},
-    {"sweep", seqbench::fuzz::sweep},
+    {"sweep", seqbench::fuzz::sweep},         {"slurm_script", seqbench::fuzz::slurm_script},
+    {"escapes", seqbench::fuzz::escapes},
 };
 
 std::string slurp(const fs::path& p) {

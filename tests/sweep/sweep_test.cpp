@@ -6,6 +6,7 @@
 
 #include "apps/experiments.hpp"
 #include "core/check.hpp"
+#include "core/file_lock.hpp"
 #include "core/fs.hpp"
 #include "test_util.hpp"
 
@@ -150,6 +151,58 @@ TEST(Sweep, StatusReadsTheRunsFiles) {
   st = sweep::run_status(spec, run);
   EXPECT_EQ(st.state, sweep::State::kFailed);
   EXPECT_EQ(st.detail, "exit 2: error: unknown key");
+}
+
+// Issue 29, item 12: jobs: 0 was accepted (the lower bound of a whole number was not
+// checked above zero), and so was a negative one.
+TEST(Sweep, JobsAndThreadsBelowOneAreRefusedNamingTheKey) {
+  for (const char* line : {"jobs: 0", "jobs: -3", "threads: 0", "slurm: {cpus_per_task: 0}"}) {
+    TempDir dir;
+    const std::string m = message_of([&] {
+      sweep::load_spec(write_spec(dir, std::string("experiment: copy\nconfigs: [a.yaml]\n") + line + "\n"),
+                       kExps);
+    });
+    EXPECT_NE(m.find("an integer in [1, 4096]"), std::string::npos) << line << ": " << m;
+  }
+}
+
+// Issue 29, item 6: a grid of 10^9 points is counted and refused, never built (building
+// it took 3.6 GB before bad_alloc).
+TEST(Sweep, AGridTooLargeIsRefusedBeforeItIsExpanded) {
+  TempDir dir;
+  std::string values = "[";
+  for (int i = 0; i < 1000; ++i) values += (i ? "," : "") + std::to_string(i);
+  values += "]";
+  const auto spec = sweep::load_spec(
+      write_spec(dir, "experiment: copy\nconfigs: [a.yaml]\ngrid: {task.T: " + values +
+                          ", model.hidden: " + values + ", optim.lr: " + values + "}\n"),
+      kExps);
+  EXPECT_EQ(sweep::count_runs(spec), 1e9);
+  const std::string m = message_of([&] { sweep::expand(spec); });
+  EXPECT_NE(m.find("the sweep has 1e+09 runs (configs x grid points x seeds), more than the 100000"),
+            std::string::npos)
+      << m;
+  auto small = spec;
+  small.grid.resize(1);
+  EXPECT_EQ(sweep::expand(small).size(), 1000u);
+}
+
+// Issue 29, item 3: a claim another sweep holds makes the run running for everyone else;
+// the holder reads the state under it.
+TEST(Sweep, AClaimedRunIsRunningToOthersAndOnlyOneClaimIsGranted) {
+  TempDir dir;
+  auto spec = sweep::load_spec(write_spec(dir, "experiment: copy\nconfigs: [a.yaml]\n"), kExps);
+  spec.out = dir / "out";
+  const auto run = sweep::expand(spec).at(0);
+  {
+    auto claim = sweep::claim_run(spec, run);
+    ASSERT_TRUE(claim.has_value());
+    EXPECT_FALSE(sweep::claim_run(spec, run).has_value()) << "a second claim was granted";
+    EXPECT_EQ(sweep::run_status(spec, run).state, sweep::State::kRunning);
+    EXPECT_EQ(sweep::run_status(spec, run, /*claimed=*/true).state, sweep::State::kPending);
+  }
+  EXPECT_EQ(sweep::run_status(spec, run).state, sweep::State::kPending);
+  EXPECT_TRUE(sweep::claim_run(spec, run).has_value());
 }
 
 TEST(Sweep, EveryCommittedSweepFileLoadsAndExpands) {
