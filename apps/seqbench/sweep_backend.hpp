@@ -33,10 +33,14 @@ struct LaunchOptions {
 
 class SweepBackend {
  public:
+  explicit SweepBackend(const LaunchOptions& opts) : opts_(opts) {}
   virtual ~SweepBackend() = default;
   // Starts (or submits) every run that is not done, running or (without retry_failed)
   // failed. Returns the exit code of `seqbench sweep`.
   virtual int launch(const sweep::Spec& spec, const std::vector<sweep::Run>& runs) = 0;
+
+ protected:
+  LaunchOptions opts_;
 };
 
 // Child processes of this binary on this machine (sweep_local.cpp).

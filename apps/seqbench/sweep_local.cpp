@@ -140,11 +140,8 @@ namespace {
 // Runs the runs not yet done, at most opts.jobs at once.
 class LocalBackend final : public SweepBackend {
  public:
-  explicit LocalBackend(const LaunchOptions& opts) : opts_(opts) {}
+  using SweepBackend::SweepBackend;
   int launch(const Spec& spec, const std::vector<Run>& runs) override;
-
- private:
-  LaunchOptions opts_;
 };
 
 int LocalBackend::launch(const Spec& spec, const std::vector<Run>& runs) {

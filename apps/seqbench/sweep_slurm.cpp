@@ -49,11 +49,8 @@ bool have_command(const std::string& name) {
 // array has left the queue (at most opts.timeout_s).
 class SlurmBackend final : public SweepBackend {
  public:
-  explicit SlurmBackend(const LaunchOptions& opts) : opts_(opts) {}
+  using SweepBackend::SweepBackend;
   int launch(const Spec& spec, const std::vector<Run>& runs) override;
-
- private:
-  LaunchOptions opts_;
 };
 
 int SlurmBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
