@@ -51,12 +51,12 @@ int sweep_main(int argc, char** argv) {
     std::vector<std::string> estimate_from;
     std::string partition, time_limit, mem, account, out;
     int64_t cpus = 0;
-    std::vector<uint64_t> seeds;
+    std::string seed_list;
     app.add_option("spec", spec_path, "the sweep file (YAML)")->required();
-    app.add_option("--seeds", seeds,
-                   "these seeds instead of the file's, e.g. --seeds 6,7,8 (a rerun with other seeds; give "
-                   "the same to `sweep status`)")
-        ->delimiter(',')
+    CLI::Option* seeds_opt = app.add_option(
+        "--seeds", seed_list,
+        "these seeds instead of the file's, e.g. --seeds 6,7,8 (a rerun with other seeds; give "
+        "the same to `sweep status`)")
         ->type_name("LIST");
     CLI::Option* out_opt = app.add_option(
         "--out", out, "the sweep directory instead of the file's `out` (give the same to `sweep status`)");
@@ -121,6 +121,8 @@ int sweep_main(int argc, char** argv) {
     if (!config::parse_cli(app, status_cmd ? argc - 1 : argc, status_cmd ? argv + 1 : argv))
       return core::kExitOk;
     Spec spec = sweep::load_spec(spec_path, sweepable_experiments());
+    const std::vector<uint64_t> seeds =
+        seeds_opt->count() > 0 ? sweep::parse_seed_list(seed_list) : std::vector<uint64_t>{};
     sweep::override_spec(spec, seeds, out, out_opt->count() > 0);
     // Each value reaches the Slurm job script: checked against its field's characters.
     const auto slurm_option = [](const char* field, const std::string& value, std::string& dst) {

@@ -1,6 +1,7 @@
 #include "sweep/sweep.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -333,6 +334,27 @@ void override_spec(Spec& spec, const std::vector<uint64_t>& seeds, const std::st
     spec.out = out;
     spec.overrides.insert(spec.overrides.end(), {"--out", std::filesystem::absolute(out).string()});
   }
+}
+
+std::vector<uint64_t> parse_seed_list(const std::string& list) {
+  if (list.empty()) throw core::UsageError("sweep: --seeds is empty (hint: e.g. --seeds 6,7,8)");
+  std::vector<uint64_t> seeds;
+  size_t at = 0;
+  while (true) {
+    const size_t end = std::min(list.find(',', at), list.size());
+    const std::string item = list.substr(at, end - at);
+    uint64_t v = 0;
+    const auto [stop, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc() || stop != item.data() + item.size() ||
+        v > uint64_t(std::numeric_limits<int64_t>::max()))
+      throw core::UsageError(fmt::format(
+          "sweep: --seeds item {} '{}' is not a whole number >= 0 (hint: e.g. --seeds 6,7,8)",
+          seeds.size() + 1, item));
+    seeds.push_back(v);
+    if (end == list.size()) break;
+    at = end + 1;
+  }
+  return seeds;
 }
 
 std::string bookkeeping_dir(const Spec& spec) { return spec.out + "/.sweep"; }

@@ -46,6 +46,10 @@ struct Spec {
 // them in spec.overrides. Throws core::UsageError for an empty or repeated seed list or an
 // empty directory.
 void override_spec(Spec& spec, const std::vector<uint64_t>& seeds, const std::string& out, bool out_given);
+// The seeds of `--seeds 6,7,8`: whole numbers >= 0 separated by commas. Throws
+// core::UsageError naming the item for an empty list, an empty item or one that is not a
+// whole number.
+std::vector<uint64_t> parse_seed_list(const std::string& list);
 
 // Reads and checks a spec. Throws core::UsageError naming file, line and key (unknown
 // keys get "did you mean"), for an experiment not in `experiments`, a missing config file,

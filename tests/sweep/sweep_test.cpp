@@ -78,6 +78,14 @@ TEST(Sweep, SeedsAndOutFromTheCommandLineReplaceTheFilesAndAreHandedOn) {
   EXPECT_NE(message_of([&] { sweep::override_spec(plain, {3, 3}, "", false); }).find("a seed twice"),
             std::string::npos);
   EXPECT_NE(message_of([&] { sweep::override_spec(plain, {}, "", true); }).find("--out is empty"), std::string::npos);
+  // --seeds as typed: every item a whole number, none empty, the list not empty.
+  EXPECT_EQ(sweep::parse_seed_list("6,7,8"), (std::vector<uint64_t>{6, 7, 8}));
+  EXPECT_EQ(sweep::parse_seed_list("0"), (std::vector<uint64_t>{0}));
+  EXPECT_NE(message_of([] { sweep::parse_seed_list(""); }).find("--seeds is empty"), std::string::npos);
+  EXPECT_NE(message_of([] { sweep::parse_seed_list("1,,2"); }).find("item 2 ''"), std::string::npos);
+  EXPECT_NE(message_of([] { sweep::parse_seed_list("x"); }).find("item 1 'x'"), std::string::npos);
+  EXPECT_NE(message_of([] { sweep::parse_seed_list("1,-2"); }).find("item 2 '-2'"), std::string::npos);
+  EXPECT_NE(message_of([] { sweep::parse_seed_list("3,"); }).find("item 2 ''"), std::string::npos);
 }
 
 TEST(Sweep, SharedLastKeyPartsUseTheWholeKeyAndOddCharactersAreReplaced) {
