@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -126,7 +127,10 @@ TEST(ShortConv, InitIsPyTorchsConv1dDefault) {
   conv.init(rng);
   const auto& w = ps.params().front();
   double lo = 1, hi = -1;
-  for (int64_t i = 0; i < w.numel(); ++i) lo = std::min(lo, w.value[i]), hi = std::max(hi, w.value[i]);
+  for (int64_t i = 0; i < w.numel(); ++i) {
+    lo = std::min(lo, w.value[i]);
+    hi = std::max(hi, w.value[i]);
+  }
   EXPECT_GE(lo, -0.5);
   EXPECT_LE(hi, 0.5);
   EXPECT_LT(lo, -0.4);  // 256 draws fill U(-1/2, 1/2)

@@ -93,7 +93,8 @@ DeltaNetMixer<T>::DeltaNetMixer(const MixerConfig& cfg, core::ParamStoreT<T>& ps
   a_log_ = &ps.add(name + ".A_log", core::Shape{H});
   dt_bias_ = &ps.add(name + ".dt_bias", core::Shape{H});
   w_o_ = &ps.add(name + ".w_o", core::Shape{O, O});
-  if (cfg.short_conv > 0) conv_ = std::make_unique<ShortConv<T>>(ps, name + ".conv", 3 * O, cfg.short_conv);
+  if (cfg.short_conv > 0)
+    conv_ = std::make_unique<ShortConv<T>>(ps, name + ".conv", 3 * O, cfg.short_conv);
   // W_in = [w_q; w_k; w_v; w_g; w_beta; w_a] is one (4O + 2H, I) block of the store.
   SB_CHECK(w_k_->offset == w_q_->offset + O * I && w_v_->offset == w_k_->offset + O * I &&
                w_g_->offset == w_v_->offset + O * I && w_beta_->offset == w_g_->offset + O * I &&

@@ -17,8 +17,9 @@ template <class T>
 ShortConv<T>::ShortConv(core::ParamStoreT<T>& ps, const std::string& name, int64_t channels,
                         int64_t width)
     : c_(channels), w_(width) {
-  SB_CHECK(channels > 0 && width > 0, "{}: short convolution needs channels and width > 0, got {} and {}",
-           name, channels, width);
+  SB_CHECK(channels > 0 && width > 0,
+           "{}: short convolution needs channels and width > 0, got {} and {}", name, channels,
+           width);
   wt_ = &ps.add(name + ".w", core::Shape{channels, width});
 }
 
@@ -78,7 +79,8 @@ void ShortConv<T>::backward(const T* dy, int64_t ldy, T* dx, int64_t ldx, T* ds0
     for (int64_t j = 0; j < W; ++j) {
       T acc = 0;
       for (int64_t b = 0; b < B; ++b)
-        for (int64_t t = 0; t < N; ++t) acc += dx[(b * N + t) * ldx + c] * input(b, t - W + 1 + j, c);
+        for (int64_t t = 0; t < N; ++t)
+          acc += dx[(b * N + t) * ldx + c] * input(b, t - W + 1 + j, c);
       gw[c * W + j] += acc;
     }
   // The buffer: ds[s][c] = Σ_{j<=s, s-j<N} w[c, j] du_{s-j}[c].
