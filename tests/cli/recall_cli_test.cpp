@@ -47,8 +47,10 @@ TEST(RecallCli, MixerStackTrainsAndReportsItsStateSize) {
   ASSERT_EQ(runs.rows.size(), 1u);
   EXPECT_EQ(runs.rows[0][size_t(runs.col("model"))], "gla");
   EXPECT_EQ(runs.rows[0][size_t(runs.col("family"))], "transformer");
-  // Two layers of gla's state: heads (2) x d^2 (4^2) floats each.
-  EXPECT_EQ(runs.number(0, "state_bytes"), 2 * 2 * 16 * 4.0);
+  // Two layers of gla's state: heads (2) x d^2 (4^2) floats each, and the short
+  // convolution's buffer (model.mixer.short_conv, default 4): the last 3 projections of
+  // q, k and v, 3 x 3 x 8 floats.
+  EXPECT_EQ(runs.number(0, "state_bytes"), 2 * (2 * 16 + 3 * 3 * 8) * 4.0);
   // Length extrapolation of the saved run (no positions table, so any length).
   const std::string id = fs::path(only_run_dir(dir)).filename();
   const auto t = run(kFront + " recall --config c.yaml --run-id " + id + " --eval-T 16 40", dir);
@@ -95,6 +97,13 @@ TEST(RecallStateBytes, AttentionKeepsItsKeysAndLocalForgets) {
   c.model.attention = "local";
   c.model.window = 10;
   EXPECT_EQ(apps::recall_state_bytes(c, 100), 2 * 2 * 20 * 16 * 4.0);
+  // A mixer stack: deltanet's H d² per layer, plus its short convolution's buffer unless
+  // model.mixer.short_conv is 0.
+  c.model.attention = "deltanet";
+  c.model.mixer.heads = 2;
+  EXPECT_EQ(apps::recall_state_bytes(c, 100), 2 * (2 * 8 * 8 + 3 * 3 * 16) * 4.0);
+  c.model.mixer.short_conv = 0;
+  EXPECT_EQ(apps::recall_state_bytes(c, 100), 2 * (2 * 8 * 8) * 4.0);
   c.family = "recurrent";
   c.rnn.cell = "mem_rnn";
   c.rnn.hidden = 8;

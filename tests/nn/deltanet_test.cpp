@@ -21,10 +21,13 @@ using DTensor = core::TensorT<double>;
 
 namespace {
 
-nn::MixerConfig cfg_of(int64_t heads, int64_t chunk) {
+// short_conv: the default 4 (the shared checks run with the convolution), 0 for the tests
+// that set the projections by hand.
+nn::MixerConfig cfg_of(int64_t heads, int64_t chunk, int64_t short_conv = 4) {
   nn::MixerConfig c;
   c.heads = heads;
   c.chunk = chunk;
+  c.short_conv = short_conv;
   return c;
 }
 
@@ -38,6 +41,19 @@ TEST(DeltaNetMixer, GradientsMatchFiniteDifferences) {
 
 TEST(DeltaNetMixer, GradientsOneHeadChunkOne) {
   mixercheck::expect_gradients(nn::kDeltaNetMixer, cfg_of(1, 1), 3, 4, 1, 4, 12);
+}
+
+// The same checks without the short convolution (model.mixer.short_conv: 0), and with a
+// buffer longer than the sequence (width 6, 4 tokens: the state's buffer reaches the output).
+TEST(DeltaNetMixer, GradientsWithoutShortConv) {
+  mixercheck::expect_gradients(nn::kDeltaNetMixer, cfg_of(2, 3, 0), 5, 6, 2, 7, 15);
+}
+TEST(DeltaNetMixer, GradientsShortConvLongerThanSequence) {
+  mixercheck::expect_gradients(nn::kDeltaNetMixer, cfg_of(2, 3, 6), 5, 6, 2, 4, 16);
+}
+TEST(DeltaNetMixer, StepMatchesForwardWithoutShortConv) {
+  mixercheck::expect_step_matches_forward(nn::kDeltaNetMixer, cfg_of(2, 3, 0), 5, 6, 2, 7, 17);
+  mixercheck::expect_step_matches_forward(nn::kDeltaNetMixer, cfg_of(2, 3, 6), 5, 6, 2, 4, 18);
 }
 
 TEST(DeltaNetMixer, StepMatchesForward) {
@@ -99,12 +115,23 @@ TEST(DeltaNetMixer, FloatLongSequenceIsFinite) {
 }
 
 TEST(DeltaNetMixer, ParameterCountAndStateSize) {
-  const int64_t I = 5, O = 6, H = 3, d = O / H;
+  const int64_t I = 5, O = 6, H = 3, d = O / H, W = 4;
+  {
+    core::ParamStoreT<double> ps;
+    auto m = nn::make_mixer<double>(nn::kDeltaNetMixer, cfg_of(H, 4, 0), ps, "mix", I, O);
+    ps.finalize(0);
+    EXPECT_EQ(m->state_size(), H * d * d);
+    EXPECT_EQ(ps.size(), (4 * O + 2 * H) * I + O * O + 2 * H);
+    EXPECT_EQ(ps.find("mix.conv.w"), nullptr);
+  }
+  // The short convolution adds its (3O, W) filter and its buffer of W - 1 projections.
   core::ParamStoreT<double> ps;
-  auto m = nn::make_mixer<double>(nn::kDeltaNetMixer, cfg_of(H, 4), ps, "mix", I, O);
+  auto m = nn::make_mixer<double>(nn::kDeltaNetMixer, cfg_of(H, 4, W), ps, "mix", I, O);
   ps.finalize(0);
-  EXPECT_EQ(m->state_size(), H * d * d);
-  EXPECT_EQ(ps.size(), (4 * O + 2 * H) * I + O * O + 2 * H);
+  EXPECT_EQ(m->state_size(), H * d * d + (W - 1) * 3 * O);
+  EXPECT_EQ(ps.size(), (4 * O + 2 * H) * I + O * O + 2 * H + 3 * O * W);
+  ASSERT_NE(ps.find("mix.conv.w"), nullptr);
+  EXPECT_EQ(ps.find("mix.conv.w")->numel(), 3 * O * W);
   EXPECT_NE(ps.find("mix.A_log"), nullptr);
   EXPECT_NE(ps.find("mix.dt_bias"), nullptr);
   EXPECT_NE(ps.find("mix.w_beta"), nullptr);
@@ -117,7 +144,7 @@ TEST(DeltaNetMixer, ParameterCountAndStateSize) {
 TEST(DeltaNetMixer, SecondWriteOfAKeyReplacesItsValue) {
   const int64_t I = 3, O = 2;
   core::ParamStoreT<double> ps;
-  nn::DeltaNetMixer<double> m(cfg_of(1, 64), ps, "mix", I, O);
+  nn::DeltaNetMixer<double> m(cfg_of(1, 64, 0), ps, "mix", I, O);
   ps.finalize(0);
   core::Rng rng(7);
   m.init(rng);
@@ -162,7 +189,7 @@ TEST(DeltaNetMixer, SecondWriteOfAKeyReplacesItsValue) {
 TEST(DeltaNetMixer, DecayIsAScalarPerHeadInsideZeroOne) {
   const int64_t I = 4, O = 6, H = 2, d = 3, B = 3, S = H * d * d;
   core::ParamStoreT<double> ps;
-  nn::DeltaNetMixer<double> m(cfg_of(H, 64), ps, "mix", I, O);
+  nn::DeltaNetMixer<double> m(cfg_of(H, 64, 0), ps, "mix", I, O);
   ps.finalize(0);
   core::Rng rng(8);
   m.init(rng);

@@ -14,16 +14,19 @@ namespace {
 
 using DTensor = core::TensorT<double>;
 
-nn::MixerConfig cfg(int64_t heads, int64_t chunk) {
+// short_conv: the default 4 (the shared checks run with the convolution), 0 without it.
+nn::MixerConfig cfg(int64_t heads, int64_t chunk, int64_t short_conv = 4) {
   nn::MixerConfig c;
   c.heads = heads;
   c.chunk = chunk;
+  c.short_conv = short_conv;
   return c;
 }
 
 double sigmoid(double a) { return 1.0 / (1.0 + std::exp(-a)); }
 
-// One step from a random state with x = 0: q = k = v = 0, so the state is only decayed,
+// One step from a random state with x = 0 (no short convolution, whose buffer would feed
+// q, k, v): q = k = v = 0, so the state is only decayed,
 // S'[h][i][j] = decay(h, i) S[h][i][j], and y = 0.
 template <class Decay>
 void expect_zero_input_decays(int64_t heads, int64_t O, Decay decay_of,
@@ -86,18 +89,48 @@ TEST(Gla, EstimateIsWhatItHolds) {
   mixercheck::expect_estimate_matches_held(nn::kGlaMixer, cfg(2, 8), 5, 8, 3, 21);
 }
 
+// Both mixers without the short convolution (model.mixer.short_conv: 0) and with a buffer
+// longer than the sequence (width 6, 4 tokens), and what the convolution adds to the state
+// and the parameters.
+TEST(GlaRetention, SharedChecksWithoutAndWithLongShortConv) {
+  uint64_t seed = 50;
+  for (const auto* f : {&nn::kRetentionMixer, &nn::kGlaMixer}) {
+    mixercheck::expect_gradients(*f, cfg(2, 3, 0), 5, 6, 2, 7, ++seed);
+    mixercheck::expect_gradients(*f, cfg(2, 3, 6), 5, 6, 2, 4, ++seed);
+    mixercheck::expect_step_matches_forward(*f, cfg(2, 3, 0), 5, 6, 3, 8, ++seed);
+    mixercheck::expect_step_matches_forward(*f, cfg(2, 3, 6), 5, 6, 2, 4, ++seed);
+    mixercheck::expect_estimate_matches_held(*f, cfg(2, 8, 0), 5, 8, 3, 21);
+  }
+}
+
+TEST(GlaRetention, ShortConvAddsItsBufferAndFilter) {
+  const int64_t I = 5, O = 6, H = 2, d = 3, W = 4;
+  for (const auto* f : {&nn::kRetentionMixer, &nn::kGlaMixer}) {
+    core::ParamStoreT<double> off_ps, on_ps;
+    auto off = nn::make_mixer<double>(*f, cfg(H, 4, 0), off_ps, "m", I, O);
+    auto on = nn::make_mixer<double>(*f, cfg(H, 4, W), on_ps, "m", I, O);
+    off_ps.finalize(0);
+    on_ps.finalize(0);
+    EXPECT_EQ(off->state_size(), H * d * d);
+    EXPECT_EQ(on->state_size(), H * d * d + (W - 1) * 3 * O);
+    EXPECT_EQ(on_ps.size(), off_ps.size() + 3 * O * W);
+    ASSERT_NE(on_ps.find("m.conv.w"), nullptr);
+    EXPECT_EQ(off_ps.find("m.conv.w"), nullptr);
+  }
+}
+
 // Retention's decay of head h is 1 - 2^(-5-h): 31/32, 63/64, 127/128 for three heads.
 TEST(GlaRetention, DecaysAreOneMinusTwoToTheMinusFiveMinusH) {
   EXPECT_EQ(nn::Retention<double>::retention_decay(0), 31.0 / 32);
   EXPECT_EQ(nn::Retention<double>::retention_decay(2), 127.0 / 128);
-  mixercheck::MixerFixture<double> fx(nn::kRetentionMixer, cfg(3, 4), 4, 6, 2, 5, 41);
+  mixercheck::MixerFixture<double> fx(nn::kRetentionMixer, cfg(3, 4, 0), 4, 6, 2, 5, 41);
   expect_zero_input_decays(3, 6,
                            [](int64_t h, int64_t) { return 1.0 - std::pow(2.0, -5.0 - h); }, fx);
 }
 
 // GLA's decay with x = 0 is sigmoid(ba)^(1/16) per key dimension (the gate's bias alone).
 TEST(Gla, DecayIsSigmoidOfTheGateToTheOneSixteenth) {
-  mixercheck::MixerFixture<double> fx(nn::kGlaMixer, cfg(2, 4), 4, 6, 2, 5, 42);
+  mixercheck::MixerFixture<double> fx(nn::kGlaMixer, cfg(2, 4, 0), 4, 6, 2, 5, 42);
   auto& ba = fx.ps.get("mix.gate2.b");
   ASSERT_EQ(ba.numel(), 6);
   for (int64_t o = 0; o < 6; ++o) ba.value[o] = -4.0 + 1.5 * double(o);

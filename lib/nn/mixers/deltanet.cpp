@@ -47,13 +47,14 @@ void head_update(int64_t d, const T* src, T* dst, const T* q, const T* k, const 
   }
 }
 
-// Gradient of a = c · l2n(silu(pre)) w.r.t. pre, given a (the forward's output), its
-// gradient da, and pre; written to dpre (may be pre's memory).
+// Gradient of a = c · l2n(silu(pre)) (c · l2n(pre) when with_silu is false: the short
+// convolution applied the SiLU) w.r.t. pre, given a (the forward's output), its gradient
+// da, and pre; written to dpre (may be pre's memory).
 template <class T>
-void l2n_silu_backward(int64_t d, T c, const T* a, const T* da, T* pre_dpre) {
+void l2n_silu_backward(int64_t d, T c, const T* a, const T* da, T* pre_dpre, bool with_silu) {
   T r2 = 0, dot = 0;
   for (int64_t j = 0; j < d; ++j) {
-    const T u = silu(pre_dpre[j]);
+    const T u = with_silu ? silu(pre_dpre[j]) : pre_dpre[j];
     r2 += u * u;
     dot += a[j] * da[j];  // (c â)·da
   }
@@ -61,7 +62,7 @@ void l2n_silu_backward(int64_t d, T c, const T* a, const T* da, T* pre_dpre) {
   // â = a / c; dâ = c da; du = (dâ - â (â·dâ)) / r = c (da - a (a·da) / c²) / r.
   for (int64_t j = 0; j < d; ++j) {
     const T du = c * (da[j] - a[j] * dot / (c * c)) / r;
-    pre_dpre[j] = du * silu_grad(pre_dpre[j]);
+    pre_dpre[j] = with_silu ? du * silu_grad(pre_dpre[j]) : du;
   }
 }
 
@@ -92,6 +93,8 @@ DeltaNetMixer<T>::DeltaNetMixer(const MixerConfig& cfg, core::ParamStoreT<T>& ps
   a_log_ = &ps.add(name + ".A_log", core::Shape{H});
   dt_bias_ = &ps.add(name + ".dt_bias", core::Shape{H});
   w_o_ = &ps.add(name + ".w_o", core::Shape{O, O});
+  if (cfg.short_conv > 0)
+    conv_ = std::make_unique<ShortConv<T>>(ps, name + ".conv", 3 * O, cfg.short_conv);
   // W_in = [w_q; w_k; w_v; w_g; w_beta; w_a] is one (4O + 2H, I) block of the store.
   SB_CHECK(w_k_->offset == w_q_->offset + O * I && w_v_->offset == w_k_->offset + O * I &&
                w_g_->offset == w_v_->offset + O * I && w_beta_->offset == w_g_->offset + O * I &&
@@ -112,6 +115,7 @@ void DeltaNetMixer<T>::init(core::Rng& rng) {
     dt = std::max(dt, 1e-4);
     dt_bias_->value[h] = static_cast<T>(dt + std::log(-std::expm1(-dt)));
   }
+  if (conv_) conv_->init(rng);
 }
 
 template <class T>
@@ -129,7 +133,7 @@ void DeltaNetMixer<T>::activate(int64_t rows, const T* p, T* act) const {
         T* q = ar + part * O + h * d;
         T r2 = 0;
         for (int64_t j = 0; j < d; ++j) {
-          q[j] = silu(a[j]);
+          q[j] = conv_ ? a[j] : silu(a[j]);
           r2 += q[j] * q[j];
         }
         const T s = c / std::sqrt(r2 + T(kL2Eps));
@@ -181,12 +185,15 @@ void DeltaNetMixer<T>::forward(core::ViewT<const T> x, core::ViewT<const T> s0, 
   core::grow(act_, rows * Wa);
   core::grow(o_, rows * O);
   core::grow(z_, rows * O);
-  core::grow(ck_, B * nC * S);
+  const int64_t Sh = heads_size();
+  core::grow(ck_, B * nC * Sh);
   core::grow(final_, B * S);
   if (rows == 0) return;
 
   backend::gemm<T>(Trans::N, Trans::T, rows, Wp, I, T(1), x.data, I, w_q_->value, I, T(0),
                    p_.data(), Wp);
+  if (conv_)
+    conv_->forward(B, N, p_.data(), Wp, s0.data ? s0.data + Sh : nullptr, S, p_.data(), Wp);
   activate(rows, p_.data(), act_.data());
   if (s0.data)
     std::copy_n(s0.data, B * S, final_.data());
@@ -203,7 +210,7 @@ void DeltaNetMixer<T>::forward(core::ViewT<const T> x, core::ViewT<const T> s0, 
     const int64_t b = bh / H, h = bh % H;
     T* st = fin + b * S + h * d2;
     for (int64_t t = 0; t < N; ++t) {
-      if (t % C == 0) std::copy_n(st, d2, ck + (b * nC + t / C) * S + h * d2);
+      if (t % C == 0) std::copy_n(st, d2, ck + (b * nC + t / C) * Sh + h * d2);
       const int64_t r = b * N + t;
       const T* pr = P + r * Wp;
       const T* ar = A + r * Wa;
@@ -211,6 +218,7 @@ void DeltaNetMixer<T>::forward(core::ViewT<const T> x, core::ViewT<const T> s0, 
                   ar[2 * O + H + h], Ob + r * O + h * d);
     }
   }
+  if (conv_) conv_->final_state(fin + Sh, S);
   gate_output(rows, o_.data(), p_.data(), z_.data());
   backend::gemm<T>(Trans::N, Trans::T, rows, O, O, T(1), z_.data(), O, w_o_->value, O, T(0), y.data,
                    O);
@@ -226,7 +234,7 @@ template <class T>
 void DeltaNetMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::ViewT<T> ds0) {
   const int64_t B = B_, N = N_, I = in_, O = out_, H = h_, d = d_, d2 = d * d;
   const int64_t S = state_size(), C = chunk_, nC = (N + C - 1) / C, rows = B * N;
-  const int64_t Wp = proj_width(), Wa = act_width();
+  const int64_t Wp = proj_width(), Wa = act_width(), Sh = heads_size();
   SB_CHECK(x_ != nullptr, "DeltaNet.backward called before forward");
   core::check_shape(dy, core::Shape{B, N, O}, "DeltaNet.backward dy");
   if (dx.data) core::check_shape(dx, core::Shape{B, N, I}, "DeltaNet.backward dx");
@@ -290,7 +298,7 @@ void DeltaNetMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core
     const T A_h = std::exp(a_log_->value[h]), bias_h = dt_bias_->value[h];
     for (int64_t c = nC - 1; c >= 0; --c) {
       const int64_t t0 = c * C, t1 = std::min(N, t0 + C);
-      std::copy_n(ck + (b * nC + c) * S + h * d2, d2, states);
+      std::copy_n(ck + (b * nC + c) * Sh + h * d2, d2, states);
       for (int64_t t = t0; t + 1 < t1; ++t) {
         const int64_t r = b * N + t;
         const T* pr = P + r * Wp;
@@ -340,8 +348,8 @@ void DeltaNetMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core
         }
         for (int64_t j = 0; j < d; ++j) dq[j] += beta * wdo * k[j];
         // Through l2n and silu to the projections (written over them in P).
-        l2n_silu_backward(d, qscale, q, dq, pr + h * d);
-        l2n_silu_backward(d, T(1), k, dk, pr + O + h * d);
+        l2n_silu_backward(d, qscale, q, dq, pr + h * d, !conv_);
+        l2n_silu_backward(d, T(1), k, dk, pr + O + h * d, !conv_);
         pr[4 * O + h] = dbeta * beta * (T(1) - beta);
         const T pre = pr[4 * O + H + h] + bias_h;
         const T dlog_alpha = dalpha * alpha;
@@ -355,6 +363,8 @@ void DeltaNetMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core
   // d A_log, d dt_bias: column sums over all tokens, in row order.
   add_column_sums(rows, H, A + 2 * O + H, Wa, a_log_->grad);
   add_column_sums(rows, H, P + 4 * O + H, Wp, dt_bias_->grad);
+  // The short convolution: d [silu(conv(aq)) | .. | v] -> d [aq | ak | v], in place.
+  if (conv_) conv_->backward(P, Wp, P, Wp, ds0.data ? ds0.data + Sh : nullptr, S);
   // Input projection.
   backend::gemm<T>(Trans::T, Trans::N, Wp, I, rows, T(1), P, Wp, x_, I, T(1), w_q_->grad, I);
   if (dx.data)
@@ -382,6 +392,7 @@ void DeltaNetMixer<T>::step(core::ViewT<const T> x, core::ViewT<T> state, core::
   if (B == 0) return;
   backend::gemm<T>(Trans::N, Trans::T, B, Wp, I, T(1), x.data, I, w_q_->value, I, T(0), sp_.data(),
                    Wp);
+  if (conv_) conv_->step(B, sp_.data(), Wp, state.data + heads_size(), S, sp_.data(), Wp);
   activate(B, sp_.data(), sact_.data());
   const T* P = sp_.data();
   const T* A = sact_.data();
@@ -404,8 +415,9 @@ void DeltaNetMixer<T>::step(core::ViewT<const T> x, core::ViewT<T> state, core::
 template <class T>
 size_t DeltaNetMixer<T>::estimate_bytes(int64_t B, int64_t N) const {
   const int64_t rows = B * N, S = state_size(), nC = (N + chunk_ - 1) / chunk_;
-  const int64_t n = rows * (proj_width() + act_width() + 2 * out_) + B * nC * S + B * S +
-                    int64_t(omp_get_max_threads()) * workspace_per_thread(N);
+  const int64_t n = rows * (proj_width() + act_width() + 2 * out_) + B * nC * heads_size() +
+                    B * S + int64_t(omp_get_max_threads()) * workspace_per_thread(N) +
+                    (conv_ ? conv_->held_floats(B, N) : 0);
   return static_cast<size_t>(n) * sizeof(T);
 }
 
@@ -413,7 +425,8 @@ template <class T>
 size_t DeltaNetMixer<T>::held_bytes() const {
   return core::bytes_of(p_) + core::bytes_of(act_) + core::bytes_of(o_) + core::bytes_of(z_) +
          core::bytes_of(ck_) + core::bytes_of(final_) + core::bytes_of(ws_) + core::bytes_of(sp_) +
-         core::bytes_of(sact_) + core::bytes_of(so_) + core::bytes_of(sz_);
+         core::bytes_of(sact_) + core::bytes_of(so_) + core::bytes_of(sz_) +
+         (conv_ ? conv_->held_bytes() : 0);
 }
 
 template class DeltaNetMixer<float>;

@@ -4,15 +4,19 @@
 //
 // Sizes: I input, O output, H = model.mixer.heads, d = O / H (key and value width of a
 // head; O % H == 0), C = model.mixer.chunk. Row-major (B, N, I) in, (B, N, O) out.
-// No short causal convolution on q, k, v (the paper and fla use one of width 4; left out
-// here, so the mixer is the bare gated delta rule plus its gates).
+// Short convolution: with model.mixer.short_conv = W > 0 (the default 4, as the paper and
+// fla), the projections [aq | ak | v] go through silu(conv_W(.)) first
+// (nn/mixers/short_conv.hpp, fla's ShortConvolution with activation 'silu' on all three):
+//   q = l2n(silu(conv(aq))) / sqrt(d),  k = l2n(silu(conv(ak))),  v = silu(conv(v))
+// in place of the lines below (the SiLU is the conv's, so there is no second one). With
+// short_conv = 0 the mixer is the bare gated delta rule plus its gates, as below.
 //
 // Parameters ("<name>.<part>"):
 //   w_q, w_k, w_v, w_g (O, I), w_beta, w_a (H, I)   declared in this order, so that they
 //       are one contiguous (4O + 2H, I) matrix W_in in the ParamStore and the input
 //       projection is one GEMM (the constructor checks the offsets)
-//   A_log (H), dt_bias (H), w_o (O, O)
-//   count = (4O + 2H) I + O² + 2H
+//   A_log (H), dt_bias (H), w_o (O, O), and with short_conv = W > 0 conv.w (3O, W)
+//   count = (4O + 2H) I + O² + 2H (+ 3 O W)
 //
 // Forward, per token x_t (I) and head h (the head's slice is columns h d .. h d + d - 1):
 //   p_t = x_t W_in^T = [aq | ak | v | ag | ab | aa]          (4O + 2H)
@@ -25,7 +29,8 @@
 //   z_t = n_t ⊙ silu(ag),  y_t = z_t w_o^T
 //
 // State: S (B, H d²), per batch row [h][i][j], i the value index (row of S), j the key
-// index; state_size() = H d² = O² / H.
+// index; state_size() = H d² = O² / H, plus with short_conv = W > 0 the convolution's buffer
+// (the last W - 1 projections [aq | ak | v], (W - 1, 3O)) after the heads.
 //
 // Backward. G = dL/dS_t, zero after the last token. Per token t, in reverse:
 //   G += do_t q^T;   gk = G k
@@ -47,7 +52,8 @@
 //   act   (B N, 2O + 2H)  [q | k | β | α]; backward overwrites α's slot with dlog α log α
 //   o     (B N, O)        S_t q; backward overwrites it with dL/do_t
 //   z     (B N, O)        the input of w_o; backward overwrites it with dL/dz
-//   ck    (B, ceil(N / C), S)   the state before tokens 0, C, 2C, ..
+//   ck    (B, ceil(N / C), H d²)   the heads' state before tokens 0, C, 2C, ..
+//   with short_conv: the convolution's input and pre-activation (B N, 3O) each
 //   final (B, S)
 // Backward recomputes the states inside each chunk from its checkpoint, per (b, h), into
 // a per-thread workspace of (min(C, N) + 1) d² + 2d (omp_get_max_threads() of them).
@@ -62,10 +68,12 @@
 // are plain nn.Linear layers initialised by the surrounding model).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "nn/mixers/mixer.hpp"
+#include "nn/mixers/short_conv.hpp"
 
 namespace seqbench::nn {
 
@@ -77,7 +85,7 @@ class DeltaNetMixer final : public Mixer<T> {
 
   int64_t input_size() const override { return in_; }
   int64_t output_size() const override { return out_; }
-  int64_t state_size() const override { return h_ * d_ * d_; }
+  int64_t state_size() const override { return heads_size() + (conv_ ? conv_->state_size() : 0); }
   int64_t heads() const { return h_; }
 
   void init(core::Rng& rng) override;
@@ -89,6 +97,7 @@ class DeltaNetMixer final : public Mixer<T> {
   size_t held_bytes() const override;
 
  private:
+  int64_t heads_size() const { return h_ * d_ * d_; }          // the matrices S of all heads
   int64_t proj_width() const { return 4 * out_ + 2 * h_; }  // P row
   int64_t act_width() const { return 2 * out_ + 2 * h_; }   // act row
   int64_t workspace_per_thread(int64_t N) const;
@@ -107,6 +116,7 @@ class DeltaNetMixer final : public Mixer<T> {
   core::ParamT<T>* a_log_;
   core::ParamT<T>* dt_bias_;
   core::ParamT<T>* w_o_;
+  std::unique_ptr<ShortConv<T>> conv_;  // model.mixer.short_conv > 0
 
   // The last forward.
   const T* x_ = nullptr;

@@ -45,6 +45,8 @@ GatedRetention<T, Gated>::GatedRetention(const MixerConfig& cfg, core::ParamStor
     gate1_ = std::make_unique<LinearT<T>>(ps, name + ".gate1", input, kRank, false);
     gate2_ = std::make_unique<LinearT<T>>(ps, name + ".gate2", kRank, output, true);
   }
+  if (cfg.short_conv > 0)
+    conv_ = std::make_unique<ShortConv<T>>(ps, name + ".conv", 3 * output, cfg.short_conv);
 }
 
 template <class T, bool Gated>
@@ -59,6 +61,7 @@ void GatedRetention<T, Gated>::init(core::Rng& rng) {
     xavier(rng, gate2_->w(), kRank, O, small);
     std::fill_n(gate2_->b()->value, O, T(0));
   }
+  if (conv_) conv_->init(rng);
 }
 
 template <class T, bool Gated>
@@ -86,6 +89,7 @@ size_t GatedRetention<T, Gated>::estimate_bytes(int64_t B, int64_t N) const {
                    + B * h_ * chunks(N) * d_ * d_ + B * state_size()  // kept, final
                    + BN * O + BN * 4 * O;                  // z, dq dk dv dg̃
   if constexpr (Gated) floats += 2 * (BN * O + BN * kRank);  // log α, x Wa1^T, their grads
+  if (conv_) floats += conv_->held_floats(B, N);
   return size_t(floats) * sizeof(T) +
          size_t(omp_get_max_threads()) * workspace_floats(L, d_) * sizeof(T);
 }
@@ -95,6 +99,7 @@ size_t GatedRetention<T, Gated>::held_bytes() const {
   size_t n = core::bytes_of(qkvg_buf_) + core::bytes_of(n_buf_) + core::bytes_of(rinv_) +
              core::bytes_of(kept_) + core::bytes_of(final_) + core::bytes_of(z_) +
              core::bytes_of(dqkvg_) + core::bytes_of(step_buf_);
+  if (conv_) n += conv_->held_bytes();
   if constexpr (Gated)
     n += core::bytes_of(la_) + core::bytes_of(a1_) + core::bytes_of(dla_) +
          core::bytes_of(da1_);
@@ -193,6 +198,8 @@ void GatedRetention<T, Gated>::forward(core::ViewT<const T> x, core::ViewT<const
   }
   T* qkvg = qkvg_buf_.data();
   const T kscale = T(1.0 / std::sqrt(double(d)));
+  const int64_t Sh = h_ * d * d;  // the conv buffer follows the heads' states
+  if (conv_) conv_->forward(B, N, qkvg, ld, s0.data ? s0.data + Sh : nullptr, S, qkvg, ld);
 
 #pragma omp parallel for schedule(static)
   for (int64_t bh = 0; bh < B * h_; ++bh) {
@@ -240,6 +247,7 @@ void GatedRetention<T, Gated>::forward(core::ViewT<const T> x, core::ViewT<const
     }
     std::copy_n(Sr, d * d, final_.data() + b * S + h * d * d);
   }
+  if (conv_) conv_->final_state(final_.data() + Sh, S);
   out_.forward(z_.cview(), y.reshape(core::Shape{BN, O}));
 }
 
@@ -398,6 +406,7 @@ void GatedRetention<T, Gated>::backward(core::ViewT<const T> dy, core::ViewT<T> 
       }
     }
   }
+  if (conv_) conv_->backward(dqkvg, ld, dqkvg, ld, ds0.data ? ds0.data + h_ * d * d : nullptr, S);
   const auto x2 = x_.reshape(core::Shape{BN, I});
   const core::ViewT<T> dx2 = dx.data ? dx.reshape(core::Shape{BN, I}) : core::ViewT<T>();
   qkvg_.backward(x2, dqkvg_.cview(), dx2);
@@ -424,6 +433,7 @@ void GatedRetention<T, Gated>::step(core::ViewT<const T> x, core::ViewT<T> state
   core::ViewT<T> lab(step_buf_.data() + B * 5 * O, core::Shape{B, O});
   core::ViewT<T> a1(step_buf_.data() + B * 6 * O, core::Shape{B, kRank});
   qkvg_.forward(x, proj);
+  if (conv_) conv_->step(B, proj.data, ld, state.data + h_ * d * d, S, proj.data, ld);
   if constexpr (Gated) {
     gate1_->forward(x, a1);
     gate2_->forward(a1, lab);

@@ -13,6 +13,11 @@
 //     gla:       a = (x Wa1^T) Wa2^T + ba,  log α = logsigmoid(a) / 16   (τ = 16)
 //                Wa1 = "<name>.gate1.w" (R, I), Wa2 = "<name>.gate2.w" (O, R),
 //                ba = "<name>.gate2.b" (O)
+// With model.mixer.short_conv = W > 0 (the default 4), [q | k̃ | v] <- silu(conv_W([q | k̃ | v]))
+// first (nn/mixers/short_conv.hpp, "<name>.conv.w" (3 O, W)): fla's GatedLinearAttention and
+// MultiScaleRetention with use_short_conv, whose ShortConvolution carries a SiLU on all three.
+// The state row then ends with the convolution's buffer, the last W - 1 projections
+// (W - 1, 3 O): S = H d² + (W - 1) 3 O.
 // per head h, with q_t, k_t, v_t, α_t its d columns:
 //   S_t = diag(α_t) S_{t-1} + k_t v_t^T      (d, d), i key dim, j value dim
 //   o_t = S_t^T q_t                          (d)
@@ -69,6 +74,7 @@
 
 #include "nn/linear.hpp"
 #include "nn/mixers/mixer.hpp"
+#include "nn/mixers/short_conv.hpp"
 
 namespace seqbench::nn {
 
@@ -80,7 +86,9 @@ class GatedRetention : public Mixer<T> {
 
   int64_t input_size() const override { return qkvg_.in(); }
   int64_t output_size() const override { return out_.out(); }
-  int64_t state_size() const override { return h_ * d_ * d_; }
+  int64_t state_size() const override {
+    return h_ * d_ * d_ + (conv_ ? conv_->state_size() : 0);
+  }
   // As the official code: every projection xavier_uniform with gain 2^-2.5; the output
   // projection gain 2^-1 for retention (torchscale's MultiScaleRetention) and 2^-2.5 for
   // GLA (fla's GatedLinearAttention, whose gate bias starts at 0).
@@ -126,6 +134,7 @@ class GatedRetention : public Mixer<T> {
   LinearT<T> qkvg_, out_;
   // GLA only (declared for retention too but never registered: see the constructor).
   std::unique_ptr<LinearT<T>> gate1_, gate2_;
+  std::unique_ptr<ShortConv<T>> conv_;  // model.mixer.short_conv > 0
   core::ViewT<const T> x_;
   int64_t b_ = 0, n_ = 0;
   core::TensorT<T> qkvg_buf_, n_buf_, rinv_, la_, a1_;  // (BN, 4O), (BN, O), (BN, H), ...

@@ -37,12 +37,16 @@ LinearAttention<T>::LinearAttention(const MixerConfig& cfg, core::ParamStoreT<T>
       d_(heads_width(cfg, output)),
       c_(cfg.chunk),
       qkv_(ps, name + ".qkv", input, 3 * output, false),
-      out_(ps, name + ".out", output, output, false) {}
+      out_(ps, name + ".out", output, output, false) {
+  if (cfg.short_conv > 0)
+    conv_ = std::make_unique<ShortConv<T>>(ps, name + ".conv", 3 * output, cfg.short_conv);
+}
 
 template <class T>
 void LinearAttention<T>::init(core::Rng& rng) {
   qkv_.init(rng);
   out_.init(rng);
+  if (conv_) conv_->init(rng);
 }
 
 template <class T>
@@ -74,7 +78,8 @@ size_t LinearAttention<T>::estimate_bytes(int64_t B, int64_t N) const {
   const size_t floats = size_t(BN * 3 * O + BN * O + BN * h_ +
                                B * h_ * ((N + c_ - 1) / c_) * d_ * (d_ + 1) + B * state_size() +
                                BN * O + BN * 3 * O) +
-                        size_t(omp_get_max_threads()) * workspace_floats();
+                        size_t(omp_get_max_threads()) * workspace_floats() +
+                        size_t(conv_ ? conv_->held_floats(B, N) : 0);
   return floats * sizeof(T);
 }
 
@@ -83,6 +88,7 @@ size_t LinearAttention<T>::held_bytes() const {
   size_t n = core::bytes_of(qkv_buf_) + core::bytes_of(o_) + core::bytes_of(den_) +
              core::bytes_of(kept_) + core::bytes_of(final_) + core::bytes_of(do_) +
              core::bytes_of(dqkv_) + core::bytes_of(step_buf_);
+  if (conv_) n += conv_->held_bytes();
   for (const auto& w : ws_)
     n += core::bytes_of(w.a) + core::bytes_of(w.da) + core::bytes_of(w.vp) +
          core::bytes_of(w.dnum) + core::bytes_of(w.num) + core::bytes_of(w.g);
@@ -111,6 +117,9 @@ void LinearAttention<T>::forward(core::ViewT<const T> x, core::ViewT<const T> s0
 
   qkv_.forward(x.reshape(core::Shape{B * N, I}), qkv_buf_.view());
   T* qkv = qkv_buf_.data();
+  const int64_t core_S = h_ * d_ * D;  // the conv buffer follows the heads' states
+  if (conv_)
+    conv_->forward(B, N, qkv, 3 * O, s0.data ? s0.data + core_S : nullptr, S, qkv, 3 * O);
   for (int64_t r = 0; r < B * N; ++r)
     for (int64_t j = 0; j < 2 * O; ++j) qkv[r * 3 * O + j] = phi(qkv[r * 3 * O + j]);
 
@@ -153,6 +162,7 @@ void LinearAttention<T>::forward(core::ViewT<const T> x, core::ViewT<const T> s0
     }
     std::copy_n(P, d_ * D, final_.data() + b * S + h * d_ * D);
   }
+  if (conv_) conv_->final_state(final_.data() + core_S, S);
   out_.forward(o_.cview(), y.reshape(core::Shape{B * N, O}));
 }
 
@@ -229,6 +239,8 @@ void LinearAttention<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx,
     }
     if (ds0.data) std::copy_n(G, d_ * D, ds0.data + b * S + h * d_ * D);
   }
+  if (conv_)
+    conv_->backward(dqkv, ld, dqkv, ld, ds0.data ? ds0.data + h_ * d_ * D : nullptr, S);
   qkv_.backward(x_.reshape(core::Shape{B * N, I}), dqkv_.cview(),
                 dx.data ? dx.reshape(core::Shape{B * N, I}) : core::ViewT<T>());
 }
@@ -244,6 +256,7 @@ void LinearAttention<T>::step(core::ViewT<const T> x, core::ViewT<T> state, core
   core::ViewT<T> qkv(step_buf_.data(), core::Shape{B, 3 * O});
   core::ViewT<T> o(step_buf_.data() + B * 3 * O, core::Shape{B, O});
   qkv_.forward(x, qkv);
+  if (conv_) conv_->step(B, qkv.data, 3 * O, state.data + h_ * d_ * D, S, qkv.data, 3 * O);
   for (int64_t b = 0; b < B; ++b) {
     T* r = qkv.data + b * 3 * O;
     for (int64_t j = 0; j < 2 * O; ++j) r[j] = phi(r[j]);

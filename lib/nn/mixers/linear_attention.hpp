@@ -25,6 +25,12 @@
 //   dK = dA^T Q + V' G^T,   G <- G + Q^T dNum   (the gradient of the state entering it)
 // and dq̃ = dQ ⊙ φ'(q̃), dk̃ = dK ⊙ φ'(k̃), read from φ itself. ds0 is G after chunk 0.
 //
+// With model.mixer.short_conv = W > 0, [q̃ | k̃ | v] is replaced by silu(conv_W([q̃ | k̃ | v]))
+// before φ (nn/mixers/short_conv.hpp; "<name>.conv.w" (3 O, W)): fla has no short
+// convolution in its linear attention layer, so this follows the one its other layers use.
+// The state row then ends with the convolution's buffer, the last W - 1 projections
+// (W - 1, 3 O): S = H d (d + 1) + (W - 1) 3 O.
+//
 // Held between forward and backward: q, k, v, o (B, N, O) each, den (B, N, H), the state
 // at every chunk start and the final state (B, H, ceil(N / C) + 1, d, d + 1); backward
 // adds do, dq̃, dk̃, dv (B, N, O) and the per-thread chunk workspaces.
@@ -32,10 +38,12 @@
 // weight gradients are gemms after the loop, so results do not depend on the thread count.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "nn/linear.hpp"
 #include "nn/mixers/mixer.hpp"
+#include "nn/mixers/short_conv.hpp"
 
 namespace seqbench::nn {
 
@@ -47,8 +55,10 @@ class LinearAttention : public Mixer<T> {
 
   int64_t input_size() const override { return qkv_.in(); }
   int64_t output_size() const override { return out_.out(); }
-  int64_t state_size() const override { return h_ * d_ * (d_ + 1); }
-  // PyTorch's Linear default for both projections.
+  int64_t state_size() const override {
+    return h_ * d_ * (d_ + 1) + (conv_ ? conv_->state_size() : 0);
+  }
+  // PyTorch's Linear default for both projections; the short convolution's own init.
   void init(core::Rng& rng) override;
   void forward(core::ViewT<const T> x, core::ViewT<const T> s0, core::ViewT<T> y) override;
   void backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::ViewT<T> ds0) override;
@@ -72,6 +82,7 @@ class LinearAttention : public Mixer<T> {
 
   int64_t h_, d_, c_;
   LinearT<T> qkv_, out_;
+  std::unique_ptr<ShortConv<T>> conv_;  // model.mixer.short_conv > 0
   core::ViewT<const T> x_;
   int64_t b_ = 0, n_ = 0;
   core::TensorT<T> qkv_buf_, o_, den_, kept_, final_;  // (B N, 3O), (B N, O), (B N, H), ...

@@ -32,6 +32,9 @@ struct MixerConfig {
   int64_t d_state = 16;   // lru: complex state size N; mamba: state size N per channel
   int64_t expand = 2;     // mamba: inner width = expand * O
   int64_t conv = 4;       // mamba: width of the short causal depthwise convolution
+  int64_t short_conv = 4; // linear_attention, retention, gla, deltanet: width of the causal
+                          // depthwise convolution (+ SiLU) on q, k, v; 0 = none
+                          // (nn/mixers/short_conv.hpp)
   int64_t chunk = 64;     // the chunked training form's chunk length (and the scans'
                           // checkpoint interval: states kept every chunk tokens)
 
@@ -46,6 +49,10 @@ struct MixerConfig {
     v("expand", expand, "mamba: inner width = expand x width", config::range(1, 64));
     v("conv", conv, "mamba: short causal convolution width",
       config::range(1, 64).because("Mamba uses 4"));
+    v("short_conv", short_conv,
+      "linear_attention / retention / gla / deltanet: width of the causal depthwise "
+      "convolution (then SiLU) on q, k and v, as fla's ShortConvolution; 0 = none",
+      config::range(0, 64).because("fla and Zoology use 4"));
     v("chunk", chunk,
       "chunk length of the chunked training form; the scans keep their state every chunk "
       "tokens and recompute inside a chunk in backward",
