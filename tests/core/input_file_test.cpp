@@ -22,9 +22,12 @@ TEST(InputFile, FifosDevicesAndDirectoriesAreRefusedAtOnce) {
   TempDir dir;
   const std::string fifo = dir / "pipe";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  for (const auto& [path, what] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& item : std::vector<std::pair<std::string, std::string>>{
            {fifo, "a FIFO"}, {"/dev/zero", "a character device"}, {"/dev/urandom", "a character device"},
            {dir.path, "a directory"}}) {
+    // Named copies, not a structured binding: clang cannot capture one in a lambda.
+    const std::string& path = item.first;
+    const std::string& what = item.second;
     const std::string m = message_of([&] { core::read_input(path, core::kMaxTextFile); });
     EXPECT_EQ(m.rfind("cannot read '" + path + "': it is " + what, 0), 0u) << m;
     EXPECT_EQ(message_of([&] { core::read_file(path); }), m);
