@@ -119,7 +119,18 @@ bool parse_cli(CLI::App& app, int argc, char** argv) {
                                  ? "seqbench"
                                  : std::filesystem::path(app.get_name()).filename().string();
     // The caller prints it (prefixed with the program's name) and exits 2.
-    std::string msg = fmt::format("{} (hint: run {} --help)", e.what(), name);
+    std::string what = e.what();
+    // A missing subcommand: name the word that was given instead, and the ones there are.
+    if (what.rfind("A subcommand is required", 0) == 0) {
+      std::string have, given;
+      for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+        have += (have.empty() ? "" : ", ") + sub->get_name();
+      for (int i = 1; i < argc && given.empty(); ++i)
+        if (argv[i][0] != '-') given = argv[i];
+      what = given.empty() ? fmt::format("a subcommand is required (have: {})", have)
+                           : fmt::format("unknown subcommand '{}' (have: {})", given, have);
+    }
+    std::string msg = fmt::format("{} (hint: run {} --help)", what, name);
     for (char& ch : msg)
       if (ch == '\n' || ch == '\r') ch = ' ';
     throw core::UsageError(msg);

@@ -95,6 +95,22 @@ TEST(LoopCli, UnknownOptionsAreOneLineAndExit2) {
   }
   const auto r = run(kFront + " sweep s.yaml --nosuch", dir);
   EXPECT_TRUE(contains(r.err, "seqbench sweep: error:") && contains(r.err, "--nosuch")) << r.err;
+  // A subcommand that does not exist is named, with the ones that do.
+  const auto sub = run(kFront + " report bogus", dir);
+  EXPECT_EQ(sub.code, 2) << sub.err;
+  EXPECT_TRUE(contains(sub.err, "unknown subcommand 'bogus' (have: gradnorm, curves")) << sub.err;
+}
+
+// What a command prints must reach its reader: stdout on a full device is an error.
+TEST(LoopCli, AFailedWriteToStandardOutputIsAnError) {
+  const std::string dir = clitest::fresh_dir("full");
+  // In a subshell, so that the helper's own redirection of stdout comes first.
+  auto r = run("(" + kFront + " copy --demo --dump-config > /dev/full)", dir);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "seqbench copy: error: writing to standard output failed")) << r.err;
+  r = run("(" + kFront + " copy --demo --dump-config > /dev/null)", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
 }
 
 TEST(LoopCli, ListPresetsGivesPurposeAndStatedTime) {
