@@ -40,7 +40,7 @@ TEST(ReportScreenshots, EveryCommittedReportPageBecomesAPng) {
     EXPECT_EQ(png_width(e.path().string()), 1400u) << e.path();
   }
   EXPECT_EQ(shots, pages);
-  EXPECT_TRUE(fs::exists(dir + "/results_reference_kerg2020.png")) << r.out;
+  EXPECT_TRUE(fs::exists(dir + "/results_reference_claims.png")) << r.out;
 }
 
 TEST(ReportScreenshots, BadCommandLinesExitTwoOnOneLine) {
