@@ -84,15 +84,12 @@ bool ignored_config_key(const std::string& key) {
   return key == "train.seed" || key == "seed" || key == "train.nan_check" || key.rfind("output.", 0) == 0;
 }
 
-namespace {
-// The part of a run's config that decides its row: everything but ignored keys.
-std::string config_signature(const std::map<std::string, std::string>& cfg) {
+std::string config_signature(const std::map<std::string, std::string>& cfg, const std::string& also_ignored) {
   std::string sig;
   for (const auto& [k, v] : cfg)
-    if (!ignored_config_key(k)) sig += k + "=" + v + "\n";
+    if (!ignored_config_key(k) && k != also_ignored) sig += k + "=" + v + "\n";
   return sig;
 }
-}  // namespace
 
 CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts,
                           const RunConfigs& configs) {

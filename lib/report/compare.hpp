@@ -39,6 +39,10 @@ struct CompareOptions {
 using RunConfigs = std::vector<std::map<std::string, std::string>>;
 // The config keys that never split a row: the seed, and where the run's files went.
 bool ignored_config_key(const std::string& key);
+// The config's keys and values but the ignored ones (and `also_ignored`, a key a table
+// tunes over, if given), one "key=value" line each: runs with equal signatures are seeds
+// of one setting.
+std::string config_signature(const std::map<std::string, std::string>& cfg, const std::string& also_ignored = "");
 
 // The numeric columns of a row, in table order.
 enum CompareColumn {

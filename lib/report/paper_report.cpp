@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -27,6 +28,12 @@ std::vector<std::string> header(const TableSpec& t) {
   if (!t.column_key.empty()) h.push_back(t.column_name.empty() ? t.column_key : t.column_name);
   for (const char* c : {"paper", "paper source"}) h.push_back(c);
   h.push_back("ours, " + t.unit);
+  if (!t.tune_key.empty()) {
+    const std::string name = t.tune_key.substr(t.tune_key.rfind('.') + 1);
+    h.push_back("at " + name);
+    h.push_back("best run");
+    if (std::isfinite(t.tune_window)) h.push_back(fmt::format("{} where mean ≥ {:g}", name, t.tune_window));
+  }
   for (const char* c : {"n", "data", "budget", "verdict", "why"}) h.push_back(c);
   return h;
 }
@@ -36,8 +43,13 @@ std::vector<std::string> cells(const TableSpec& t, const PaperLine& l) {
   if (!t.column_key.empty()) c.push_back(l.column);
   std::string n = std::to_string(l.n);
   if (l.n_missing) n += fmt::format(" (+{} without a number)", l.n_missing);
-  for (const std::string& s : {l.paper, l.source, l.ours, n, l.data, l.budget, l.verdict, l.reason})
-    c.push_back(s);
+  for (const std::string& s : {l.paper, l.source, l.ours}) c.push_back(s);
+  if (!t.tune_key.empty()) {
+    c.push_back(l.tuned_at);
+    c.push_back(l.best_run);
+    if (std::isfinite(t.tune_window)) c.push_back(l.window);
+  }
+  for (const std::string& s : {n, l.data, l.budget, l.verdict, l.reason}) c.push_back(s);
   return c;
 }
 
@@ -192,7 +204,8 @@ std::string paper_markdown(const PaperReport& r) {
 std::string paper_csv(const PaperReport& r) {
   std::string out = csv_line({"paper", "table", "sweep", "size", "model", "column", "column_value", "paper_number",
                               "paper_source", "unit", "ours_mean", "ours_sd", "n", "n_without_number", "data",
-                              "budget", "verdict", "reason", "paper_numbers_checked"});
+                              "budget", "verdict", "reason", "paper_numbers_checked", "tuned_key", "tuned_at",
+                              "best_run", "window"});
   const std::string checked = checked_fraction(*r.spec);
   for (const auto& t : r.tables)
     for (const auto& l : t.lines)
@@ -200,7 +213,7 @@ std::string paper_csv(const PaperReport& r) {
                        t.spec->column_key.empty() ? "" : t.spec->column_name, l.column, l.paper, l.source,
                        t.spec->unit, l.n ? fmt::format("{}", l.mean) : "", l.n ? fmt::format("{}", l.sd) : "",
                        std::to_string(l.n), std::to_string(l.n_missing), l.data, l.budget, l.verdict, l.reason,
-                       checked});
+                       checked, t.spec->tune_key, l.tuned_at, l.best_run, l.window});
   return out;
 }
 

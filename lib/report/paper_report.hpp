@@ -37,6 +37,10 @@ struct PaperLine {
   std::string verdict; // reproduced | partly | not | not run | —
   std::string reason;  // one line
   double mean = 0, sd = 0;
+  // Tables with a tuned key (TableSpec::tune_key), else empty:
+  std::string tuned_at;  // the value whose seeds the line shows ("0.001 (best of 4)")
+  std::string best_run;  // the best single run over every value and seed
+  std::string window;    // the values whose mean reaches the window ("0.0001 – 0.001 (3 of 4)", "none of 4")
 };
 
 struct PaperTable {

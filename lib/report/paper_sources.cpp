@@ -43,13 +43,6 @@ std::vector<PaperSource> paper_sources(const PaperSpec& paper, const std::string
   return out;
 }
 
-std::string config_signature(const std::map<std::string, std::string>& cfg) {
-  std::string sig;
-  for (const auto& [k, v] : cfg)
-    if (!ignored_config_key(k)) sig += k + "=" + v + "\n";
-  return sig;
-}
-
 std::string expand_dir(std::string text, const std::string& dir) {
   const size_t at = text.find("{dir}");
   if (at != std::string::npos) text.replace(at, 5, dir);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "report/compare.hpp"
 #include "report/paper_report.hpp"
 
 namespace seqbench::report {
@@ -25,10 +26,6 @@ std::optional<std::string> sweep_size(const std::string& dir, const std::string&
 // were given, results_root/papers/<paper>/<sweep>_{paper,small} where they exist.
 std::vector<PaperSource> paper_sources(const PaperSpec& paper, const std::string& sweep,
                                        const PaperReportOptions& opts);
-
-// The config's keys and values but those that vary between seeds of one model
-// (ignored_config_key), one "key=value" line each.
-std::string config_signature(const std::map<std::string, std::string>& cfg);
 
 // `text` with its first "{dir}" replaced by dir.
 std::string expand_dir(std::string text, const std::string& dir);

@@ -72,7 +72,7 @@ void key_spec(const YAML::Node& n, const std::string& where, std::string& key, b
 
 TableSpec parse_table(const YAML::Node& n, const std::string& where) {
   only_keys(n, {"id", "title", "sweep", "experiment", "row", "rows", "column", "where", "metric",
-                "tolerance", "make"},
+                "tolerance", "make", "tune"},
             where);
   TableSpec t;
   t.id = text(n, "id", where, true);
@@ -123,6 +123,13 @@ TableSpec parse_table(const YAML::Node& n, const std::string& where) {
     throw core::Error(fmt::format("{}.better: '{}' is not higher or lower", mw, better));
   t.higher_is_better = better != "lower";
   t.tolerance = number(n, "tolerance", where, 0);
+  if (const YAML::Node tune = n["tune"]) {
+    const std::string tw = where + ".tune";
+    only_keys(tune, {"key", "window"}, tw);
+    t.tune_key = text(tune, "key", tw, true);
+    if (t.tune_key.empty()) throw core::Error(fmt::format("{}.key: empty", tw));
+    t.tune_window = number(tune, "window", tw, NAN);
+  }
   return t;
 }
 

@@ -5,6 +5,7 @@
 // directory. docs/report.md ("Paper reports") describes the two formats.
 #pragma once
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -66,6 +67,13 @@ struct TableSpec {
   // |ours - paper| <= tolerance + 2 sd counts as matching the paper.
   double tolerance = 0;
   std::string make;  // how to make missing runs beyond the sweep ("{dir}" = the sweep dir)
+  // A tuned setting (`tune: {key: optim.lr, window: 90}`): runs that differ only in this
+  // config key share one line, which shows the seeds at the value with the best mean, the
+  // best single run (the statistic of a one-seed paper that keeps the best of its values),
+  // and the window: the values whose mean reaches `window` (in the table's unit; NaN = no
+  // window column).
+  std::string tune_key;
+  double tune_window = NAN;
 };
 
 // kind: gradnorm_distance, gradnorm_heatmap, input_gradnorm, memory, truncation,

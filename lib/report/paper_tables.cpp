@@ -55,6 +55,9 @@ struct Group {
   int missing = 0;
   std::vector<double> updates, seconds;
   std::set<std::string> data;
+  // With a tuned key: the values and the runs without one, per value of that key.
+  std::map<std::string, std::vector<double>> tuned;
+  std::map<std::string, int> tuned_missing;
 };
 
 // Which of the paper's rows a run's row value belongs to: the spec's name for it, else
@@ -117,16 +120,23 @@ void read_runs(const TableSpec& t, const PaperSource& src, std::map<std::string,
       double v = raw;
       if (t.transform == "exp2") v = std::exp2(v);
       v *= t.scale;
-      const std::string sig = config_signature(cfg);
+      const std::string sig = config_signature(cfg, t.tune_key);
       const std::string key = src.size + "\n" + row + "\n" + col + "\n" + sig;
       auto [it, fresh] = groups.try_emplace(key);
       Group& g = it->second;
       if (fresh) {
-        g = Group{src.size, row, col, sig, cfg, {}, 0, {}, {}, {}};
+        g.size = src.size, g.row = row, g.column = col, g.sig = sig, g.config = cfg;
+        if (!t.tune_key.empty()) g.config.erase(t.tune_key);
         order.push_back(key);
       }
       if (std::isfinite(v)) g.values.push_back(v);
       else ++g.missing;
+      if (!t.tune_key.empty()) {
+        const auto tv = cfg.find(t.tune_key);
+        const std::string tuned = tv == cfg.end() ? "?" : tv->second;
+        if (std::isfinite(v)) g.tuned[tuned].push_back(v);
+        else ++g.tuned_missing[tuned];
+      }
       if (runs.has("updates")) g.updates.push_back(runs.number(r, "updates"));
       if (runs.has("train_seconds") && !runs.rows[r][size_t(runs.col("train_seconds"))].empty())
         g.seconds.push_back(runs.number(r, "train_seconds"));
@@ -147,6 +157,56 @@ double sd_of(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += (x - m) * (x - m);
   return std::sqrt(s / double(v.size() - 1));
+}
+
+// A tuned line: the seeds at the value with the best mean become the line's numbers; the
+// best single run and the window (the values whose mean reaches t.tune_window) go beside.
+void apply_tuning(const TableSpec& t, const Group& g, PaperLine& line) {
+  const std::string* best = nullptr;
+  double best_mean = NAN, best_run = NAN;
+  std::vector<std::string> in_window;
+  std::vector<std::string> values;
+  for (const auto& [value, runs] : g.tuned) values.push_back(value);
+  for (const auto& [value, n] : g.tuned_missing)
+    if (!g.tuned.count(value)) values.push_back(value);
+  std::sort(values.begin(), values.end(), column_less);
+  for (const auto& value : values) {
+    const auto it = g.tuned.find(value);
+    if (it == g.tuned.end()) continue;
+    const double m = mean_of(it->second);
+    if (!best || (t.higher_is_better ? m > best_mean : m < best_mean)) best = &it->first, best_mean = m;
+    for (double v : it->second)
+      if (std::isnan(best_run) || (t.higher_is_better ? v > best_run : v < best_run)) best_run = v;
+    if (std::isfinite(t.tune_window) && (t.higher_is_better ? m >= t.tune_window : m <= t.tune_window))
+      in_window.push_back(value);
+  }
+  const std::string name = t.tune_key.substr(t.tune_key.rfind('.') + 1);
+  if (!best) {
+    line.tuned_at = fmt::format("none of {} {} values has a number", values.size(), name);
+    line.best_run = line.window = "—";
+    return;
+  }
+  const auto& runs = g.tuned.at(*best);
+  const auto missing = g.tuned_missing.find(*best);
+  line.n = int(runs.size());
+  line.n_missing = missing == g.tuned_missing.end() ? 0 : missing->second;
+  line.mean = mean_of(runs);
+  line.sd = sd_of(runs);
+  line.ours = mean_sd(runs, t.decimals);
+  line.tuned_at = fmt::format("{} (best of {})", *best, values.size());
+  line.best_run = fmt::format("{:.{}f}", best_run, t.decimals);
+  if (!std::isfinite(t.tune_window)) return;
+  if (in_window.empty()) {
+    line.window = fmt::format("none of {}", values.size());
+  } else {
+    // Contiguous in the sorted values, or listed where a gap splits it.
+    const auto first = std::find(values.begin(), values.end(), in_window.front());
+    const bool contiguous = std::equal(in_window.begin(), in_window.end(), first);
+    line.window = contiguous && in_window.size() > 1
+                      ? fmt::format("{} – {} ({} of {})", in_window.front(), in_window.back(), in_window.size(),
+                                    values.size())
+                      : fmt::format("{} ({} of {})", fmt::join(in_window, ", "), in_window.size(), values.size());
+  }
 }
 
 std::string run_command(const PaperSpec& paper, const TableSpec& t) {
@@ -239,6 +299,7 @@ PaperTable build_paper_table(const PaperSpec& paper, const TableSpec& t,
     line.mean = mean_of(g.values);
     line.sd = sd_of(g.values);
     line.ours = g.values.empty() ? "—" : mean_sd(g.values, t.decimals);
+    if (!t.tune_key.empty()) apply_tuning(t, g, line);
     line.data = fmt::format("{}", fmt::join(g.data, "; "));
     line.budget = fmt::format("{:.0f} updates, {} per run", mean_of(g.updates),
                               fmt_minutes(g.seconds.empty() ? NAN : mean_of(g.seconds)));

@@ -376,6 +376,63 @@ TEST(PaperReport, TransferNumbersComeFromEachRunsFileKeyedByTheEvaluationLength)
   EXPECT_EQ(lines[1].n, 1);
 }
 
+TEST(PaperReport, ATunedKeyGathersItsValuesIntoOneLineAtTheBestMeanWithTheBestRunAndTheWindow) {
+  std::string report = kReport;
+  const std::string tune = "    tolerance: 1\n";
+  report.replace(report.find(tune), tune.size(), tune + "    tune: {key: optim.lr, window: 90}\n");
+  const PaperSpec spec = parse_paper_spec(report, kNumbers, "toy");
+  ASSERT_EQ(spec.tables[0].tune_key, "optim.lr");
+  FakeSweep s("tuned");
+  // rel_lstm at T = 100: lr 0.01 has the best mean (95), lr 0.001 the best single run (100).
+  s.run("rel-a-s1", "rel_lstm", 100, 1, "1.0", "0.001");
+  s.run("rel-a-s2", "rel_lstm", 100, 2, "0.7", "0.001");
+  s.run("rel-b-s1", "rel_lstm", 100, 1, "0.96", "0.01");
+  s.run("rel-b-s2", "rel_lstm", 100, 2, "0.94", "0.01");
+  s.run("rel-c-s1", "rel_lstm", 100, 1, "0.92", "0.1");
+  s.run("rel-c-s2", "rel_lstm", 100, 2, "", "0.1");  // diverged
+  s.run("rel-d-s1", "rel_lstm", 100, 1, "0.1", "0.0001");
+  // lstm: no value reaches the window; lr 0.1 alone would split the window in two.
+  s.run("lstm-a-s1", "lstm", 100, 1, "0.5", "0.001");
+  s.run("lstm-b-s1", "lstm", 100, 1, "0.6", "0.01");
+  s.write();
+  PaperReportOptions opts;
+  opts.results_root = s.root;
+  opts.out_dir = s.root + "/report";
+  opts.gnuplot = "/nonexistent/gnuplot";
+  const PaperReport r = build_paper_report(spec, opts);
+  const auto& lines = r.tables[0].lines;
+  ASSERT_GE(lines.size(), 2u);
+  const PaperLine& lstm = lines[0];
+  EXPECT_EQ(lstm.row, "lstm");  // one line: the learning rates do not split it
+  EXPECT_EQ(lstm.tuned_at, "0.01 (best of 2)");
+  EXPECT_EQ(lstm.window, "none of 2");
+  const PaperLine& rel = lines[1];
+  EXPECT_EQ(rel.row, "rel");
+  EXPECT_EQ(rel.n, 2);
+  EXPECT_EQ(rel.ours, "95.0 ± 1.4");
+  EXPECT_EQ(rel.tuned_at, "0.01 (best of 4)");
+  EXPECT_EQ(rel.best_run, "100.0");
+  EXPECT_EQ(rel.window, "0.01 – 0.1 (2 of 4)");
+  EXPECT_EQ(rel.verdict, "not");  // judged on the best value's seeds: 95 ± 1.4 is beyond 1 + 2 sd of 99
+  const std::string md = paper_markdown(r);
+  for (const char* column : {"| at lr ", "| best run |", "| lr where mean ≥ 90 "})
+    EXPECT_NE(md.find(column), std::string::npos) << column << "\n" << md;
+  const CsvTable csv = parse_csv(paper_csv(r), "csv");
+  EXPECT_EQ(csv.rows[1][size_t(csv.col("window"))], "0.01 – 0.1 (2 of 4)");
+  EXPECT_EQ(csv.rows[1][size_t(csv.col("tuned_key"))], "optim.lr");
+
+  // A gap in the window lists its values.
+  FakeSweep g("tuned_gap");
+  g.run("rel-a-s1", "rel_lstm", 100, 1, "0.95", "0.001");
+  g.run("rel-b-s1", "rel_lstm", 100, 1, "0.5", "0.01");
+  g.run("rel-c-s1", "rel_lstm", 100, 1, "0.91", "0.1");
+  g.write();
+  opts.results_root = g.root;
+  const PaperReport rg = build_paper_report(spec, opts);
+  ASSERT_EQ(rg.tables[0].lines[1].row, "rel");  // after the paper's lstm number, not run
+  EXPECT_EQ(rg.tables[0].lines[1].window, "0.001, 0.1 (2 of 3)");
+}
+
 TEST(PaperReport, ADirectoryMatchingNoSweepIsAUsageError) {
   const PaperSpec spec = parse_paper_spec(kReport, kNumbers, "toy");
   FakeSweep s("nomatch");
