@@ -68,7 +68,7 @@ int minigrid_main(int argc, char** argv) {
     e.attach(files.dir(), resume, step);
   };
   spec.on_finish = [](const MinigridConfig& c, MinigridExperiment&, train::RunFiles& files,
-                      const std::string& label) {
+                      const std::string& label, const train::Summary&) {
     const std::string curve = write_learning_curve(files.dir(), label, c.env.name);
     files.log(curve);
     return curve;

@@ -77,6 +77,15 @@ void check_rules(const RecallConfig& cfg) {
   } else {
     unused("model", config::to_yaml(c.model), config::to_yaml(d.model));
   }
+  for (const int64_t m : c.extrapolate) {
+    const int64_t n = m * c.task.seq_len;
+    if (n > max_len(c))
+      throw core::UsageError(fmt::format(
+          "extrapolate: {} x task.seq_len = {} is beyond the {} positions the model takes ({}) (hint: "
+          "model.positions: none or sinusoidal, up to {})",
+          m, n, max_len(c),
+          c.model.positions == "learned" ? "a learned table of task.seq_len" : "its limit", kMaxEvalLen));
+  }
 }
 
 std::string recall_model_name(const RecallConfig& cfg) {

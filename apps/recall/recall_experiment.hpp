@@ -13,6 +13,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "data/recall.hpp"
 #include "nn/attention/transformer.hpp"
@@ -34,6 +35,9 @@ struct RecallConfig : train::TrainingSections {
   nn::TransformerConfig model;         // family transformer
   int64_t embedding = 64;              // family recurrent: token embedding width
   nn::ModelConfig rnn;                 // family recurrent
+  // Length extrapolation as part of the run: after training, evaluate at these multiples
+  // of task.seq_len (transfer.csv in the run directory, as --eval-T writes it).
+  std::vector<int64_t> extrapolate;
 
   RecallConfig();
 
@@ -52,6 +56,11 @@ struct RecallConfig : train::TrainingSections {
     v("embedding", embedding, "family recurrent: token embedding width",
       config::range(1, 65536));
     v("rnn", rnn, "family recurrent: the recurrent cell");
+    v("extrapolate", extrapolate,
+      "length extrapolation: after training, evaluate at these multiples of task.seq_len "
+      "(e.g. [2, 4, 8, 16]) and write transfer.csv in the run directory; a transformer needs "
+      "model.positions none or sinusoidal",
+      config::range(2, 1024));
     visit_training(v, "training loop (fresh examples every step)");
   }
 };

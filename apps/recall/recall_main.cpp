@@ -1,6 +1,7 @@
 // `seqbench recall`: the app's flow (lib/train/app.hpp) with its runs.csv identity columns
 // (the model, its width and the state it carries: the axes of the recall figure) and the
-// length-extrapolation evaluation (--eval-T) of a trained run.
+// length-extrapolation evaluation: of a trained run (--eval-T), or at the end of training
+// (the config key `extrapolate`).
 #include <fmt/format.h>
 
 #include "apps/recall/recall_experiment.hpp"
@@ -13,13 +14,10 @@ namespace seqbench::apps {
 
 namespace {
 
-// Evaluates a trained run's checkpoint at other sequence lengths; appends to
-// <run>/transfer.csv.
-int recall_transfer(const RecallConfig& c, RecallExperiment& e, const train::Checkpoint& ck,
-                    const std::vector<int64_t>& lengths) {
-  train::load_parameters(e.params(), ck);
-  e.load_state(ck);
-  const std::string dir = c.output.dir + "/recall/" + c.output.run_id;
+// Evaluates the model at other sequence lengths and appends a row per length to
+// <dir>/transfer.csv (step: the update the parameters come from); returns the table shown.
+std::string write_transfer(const RecallConfig& c, RecallExperiment& e, const std::string& dir,
+                           const std::string& step, const std::vector<int64_t>& lengths) {
   report::CsvWriter out(dir + "/transfer.csv",
                         {"step", "trained_T", "eval_T", "batches", "batch", "loss", "acc"},
                         report::CsvWriter::Mode::Append);
@@ -27,14 +25,23 @@ int recall_transfer(const RecallConfig& c, RecallExperiment& e, const train::Che
   using W = report::CsvWriter;
   for (const int64_t n : lengths) {
     const train::Metrics m = e.evaluate_at(n);
-    const std::vector<std::string> row{ck.meta_at("step"), W::cell(c.task.seq_len), W::cell(n),
+    const std::vector<std::string> row{step, W::cell(c.task.seq_len), W::cell(n),
                                        W::cell(c.train.eval_batches), W::cell(c.train.batch),
                                        W::cell(m[0].second), W::cell(m[1].second)};
     out.row(row);
     shown.push_back({row[1], row[2], fmt::format("{:.4f}", m[0].second),
                      fmt::format("{:.4f}", m[1].second)});
   }
-  fmt::print("{}", report::markdown_table({"trained T", "eval T", "loss", "acc"}, shown));
+  return report::markdown_table({"trained T", "eval T", "loss", "acc"}, shown);
+}
+
+// --eval-T: a trained run's checkpoint at other sequence lengths.
+int recall_transfer(const RecallConfig& c, RecallExperiment& e, const train::Checkpoint& ck,
+                    const std::vector<int64_t>& lengths) {
+  train::load_parameters(e.params(), ck);
+  e.load_state(ck);
+  fmt::print("{}", write_transfer(c, e, c.output.dir + "/recall/" + c.output.run_id, ck.meta_at("step"),
+                                  lengths));
   return 0;
 }
 
@@ -84,6 +91,18 @@ int recall_main(int argc, char** argv) {
         ->check(config::whole_number(4, 10000000));
   };
   spec.on_saved_run = [&] { return !eval_T.empty(); };
+  // `extrapolate`: the same evaluation at the end of training, at multiples of the length.
+  spec.on_finish = [](const RecallConfig& c, RecallExperiment& e, train::RunFiles& files, const std::string&,
+                      const train::Summary& s) {
+    // Not for a run that stops before its end (interrupted, diverged): its resume does it.
+    if (c.extrapolate.empty() || (s.status != "finished" && s.status != "target_reached" && s.status != "early_stopped")) return std::string();
+    std::vector<int64_t> lengths;
+    for (const int64_t m : c.extrapolate) lengths.push_back(m * c.task.seq_len);
+    const std::string table =
+        write_transfer(c, e, files.dir(), std::to_string(s.updates), lengths);
+    files.log("length extrapolation (transfer.csv):\n" + table);
+    return "length extrapolation (transfer.csv):\n" + table;
+  };
   spec.alternative = [&](const RecallConfig& c, RecallExperiment& e, const train::Checkpoint& ck) {
     return recall_transfer(c, e, ck, eval_T);
   };

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -23,6 +24,8 @@
 #include "report/run_configs.hpp"
 
 namespace seqbench::report {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -251,6 +254,86 @@ bool attention_figure(PaperFigure& fig, const std::string& bench_dir, const std:
   render(fig, dir, "attention_scaling", dat, "set logscale x 2\nset logscale y\nset autoscale xfix\nset xlabel 'n'\n",
          plot, 1400, 560, gnuplot);
   fig.note = "grey: n^1.5 and n^2 through the implementations' mean time at the smallest n (time); n×n floats (memory)";
+  return true;
+}
+
+// --- length extrapolation -------------------------------------------------------------
+
+// Accuracy against the evaluation length, one panel per model (runs.csv `model`), one
+// series per trained setting (width and trained T) with its seeds as a band: each run's
+// final validation at its training length (runs.csv final_metric), then its transfer.csv
+// rows (the latest per length), on a log-2 axis: each series starts at its training length.
+bool extrapolation_figure(PaperFigure& fig, const std::string& title, const std::string& exp_dir,
+                          const std::string& dir, const std::string& gnuplot) {
+  const std::vector<std::vector<std::string>> groups = run_groups(exp_dir, "transfer.csv");
+  if (groups.empty()) return false;
+  const CsvTable runs = read_csv(exp_dir + "/runs.csv");
+  for (const char* c : {"run_id", "model", "T", "width", "final_metric"}) (void)runs.col(c);
+  std::map<std::string, size_t> row_of_id;
+  for (size_t r = 0; r < runs.rows.size(); ++r) row_of_id[runs.rows[r][size_t(runs.col("run_id"))]] = r;
+  const auto cell = [&](const std::string& run, const char* column) {
+    const auto it = row_of_id.find(fs::path(run).filename().string());
+    return it == row_of_id.end() ? std::string() : runs.rows[it->second][size_t(runs.col(column))];
+  };
+  std::vector<std::string> models, settings;  // in order of first appearance; a setting keeps its style
+  struct Series {
+    std::string model, setting;
+    std::vector<BandPoint> points;
+  };
+  std::vector<Series> series;
+  for (const auto& group : groups) {
+    std::vector<Samples> seeds;
+    for (const auto& run : group) {
+      const CsvTable t = read_csv(run + "/transfer.csv");
+      std::map<double, double> latest;  // eval_T -> acc, the last row of each length
+      for (size_t r = 0; r < t.rows.size(); ++r) latest[t.number(r, "eval_T")] = 100 * t.number(r, "acc");
+      const std::string trained = cell(run, "T"), final_metric = cell(run, "final_metric");
+      if (!trained.empty() && !final_metric.empty())
+        latest.emplace(std::stod(trained), 100 * std::stod(final_metric));
+      Samples s(latest.begin(), latest.end());
+      seeds.push_back(s);
+    }
+    Series sr{cell(group.front(), "model"), fmt::format("width {}, trained at T = {}", cell(group.front(), "width"),
+                                                        cell(group.front(), "T")),
+              mean_band(seeds)};
+    if (sr.model.empty()) sr.model = run_label(group.front());
+    if (sr.points.empty()) continue;
+    if (std::find(models.begin(), models.end(), sr.model) == models.end()) models.push_back(sr.model);
+    if (std::find(settings.begin(), settings.end(), sr.setting) == settings.end()) settings.push_back(sr.setting);
+    series.push_back(std::move(sr));
+  }
+  if (series.empty()) return false;
+  Panels grid;
+  grid.cols = int(std::min<size_t>(models.size(), 3));
+  grid.rows = int((models.size() + size_t(grid.cols) - 1) / size_t(grid.cols));
+  const int key_px = key_width_px(settings);
+  const int width = 520 * grid.cols + key_px, height = 400 * grid.rows + 60;
+  grid.key = double(key_px) / width;
+  grid.title = 50.0 / height;
+  std::string dat, plot = grid.begin(title);
+  std::string caption;
+  int index = 0;
+  for (size_t m = 0; m < models.size(); ++m) {
+    std::string panel;
+    for (const auto& sr : series) {
+      if (sr.model != models[m]) continue;
+      const int style = int(std::find(settings.begin(), settings.end(), sr.setting) - settings.begin());
+      dat += band_block(sr.model + ", " + sr.setting, sr.points);
+      panel += (panel.empty() ? "" : ", ") + band_plot("extrapolation.dat", index++, style, "", sr.points);
+      caption = band_caption(sr.points);
+    }
+    plot += grid.panel(int(m)) + fmt::format("set title {}\nplot {}\n", gp_quote(models[m]), panel);
+  }
+  std::string key;
+  for (size_t k = 0; k < settings.size(); ++k)
+    key += fmt::format("{}NaN with linespoints {} title {}", k ? ", " : "", series_style(int(k)),
+                       gp_quote(settings[k]));
+  plot += grid.end(key);
+  render(fig, dir, "extrapolation", dat,
+         "set logscale x 2\nset format x '%g'\nset xlabel 'evaluation length (tokens)'\n"
+         "set ylabel 'accuracy (%)'\nset yrange [0:105]\n",
+         plot, width, height, gnuplot);
+  fig.note = caption + "; each series starts at its training length";
   return true;
 }
 
@@ -559,6 +642,8 @@ PaperFigure build_paper_figure(const PaperSpec& paper, const FigureSpec& f,
       memory_figure(fig, exp_dir + "/memory.csv", sub, opts.gnuplot);
     } else if (f.kind == "accuracy_vs_state") {
       accuracy_state_figure(fig, paper, f, exp_dir, sub, opts.gnuplot);
+    } else if (f.kind == "extrapolation") {
+      extrapolation_figure(fig, f.title, exp_dir, sub, opts.gnuplot);
     } else if (f.kind == "truncation" || f.kind == "weight_gap") {
       stability_figure(fig, f.kind, exp_dir, sub, opts.gnuplot);
     } else {

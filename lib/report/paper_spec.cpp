@@ -140,7 +140,7 @@ FigureSpec parse_figure(const YAML::Node& n, const std::string& where) {
                text(n, "experiment", where),  text(n, "make", where)};
   static const std::set<std::string> kinds{"gradnorm_distance", "gradnorm_heatmap",  "input_gradnorm",
                                            "memory",            "truncation",        "attention_scaling",
-                                           "accuracy_vs_state", "weight_gap"};
+                                           "accuracy_vs_state", "weight_gap",        "extrapolation"};
   if (!kinds.count(f.kind))
     throw core::Error(fmt::format("{}.kind: '{}' is not one of: {}", where, f.kind, fmt::join(kinds, ", ")));
   if (f.kind != "attention_scaling" && (f.sweep.empty() || f.experiment.empty()))

@@ -77,7 +77,7 @@ struct TableSpec {
 };
 
 // kind: gradnorm_distance, gradnorm_heatmap, input_gradnorm, memory, truncation,
-// attention_scaling or accuracy_vs_state (docs/report.md, "Figures").
+// attention_scaling, accuracy_vs_state or extrapolation (docs/report.md, "Figures").
 struct FigureSpec {
   std::string id, kind, title, sweep, experiment, make;
 };

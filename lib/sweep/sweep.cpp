@@ -156,8 +156,20 @@ Spec load_spec(const std::string& path, const std::vector<std::string>& experime
     for (const auto& kv : set) {
       const std::string key = kv.first.Scalar();
       check_config_key(key, kv.first, src);
+      // One value, or a list of plain values for a list key (`extrapolate: [2, 4]`), handed
+      // on as YAML flow text: --set extrapolate=[2, 4].
+      if (kv.second.IsSequence()) {
+        const auto items = scalars(kv.second, src, "set." + key);
+        for (const auto& item : items)
+          if (item.empty() || item.find_first_of(",[]{}:#'\" \t\n") != std::string::npos)
+            config::detail::fail(src, kv.second.Mark(),
+                                 fmt::format("set.{}: list item '{}' must be a plain word or number", key, item));
+        s.set.emplace_back(key, fmt::format("[{}]", fmt::join(items, ", ")));
+        continue;
+      }
       if (!kv.second.IsScalar())
-        config::detail::fail(src, kv.second.Mark(), fmt::format("set.{}: expected one value", key));
+        config::detail::fail(src, kv.second.Mark(),
+                             fmt::format("set.{}: expected one value or a list of values", key));
       s.set.emplace_back(key, kv.second.Scalar());
     }
   }

@@ -136,13 +136,14 @@ struct AppSpec {
   //             the experiment first
   //   on_start  the run directory exists (e.g. to open an experiment's own CSV file);
   //             resume and the step resumed from as RunFiles gets them
-  //   on_finish after training, before the run record, given the run's label; returns
+  //   on_finish after training (finished, stopped early, interrupted or diverged: see the
+  //             summary's status), before the run record, given the run's label; returns
   //             extra lines to print
   std::function<std::string(const Cfg&)> label;
   std::function<std::string(const Cfg&)> run_id_label;
   std::function<void(Cfg&, Exp&)> adjust;
   std::function<void(Exp&, RunFiles&, bool resume, int64_t resume_step)> on_start;
-  std::function<std::string(const Cfg&, Exp&, RunFiles&, const std::string& label)> on_finish;
+  std::function<std::string(const Cfg&, Exp&, RunFiles&, const std::string& label, const Summary&)> on_finish;
   // The run of an app without a training loop (Exp not a train::Experiment): it writes its
   // own files into the run directory and returns what it found; run_app does the rest
   // (label, run id, config.yaml, summary.json, runs.csv). An error it throws is recorded as
@@ -413,7 +414,7 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
       const Summary s = trainer.run();
       restore_default_handlers();
       const std::string extra =
-          spec.on_finish ? spec.on_finish(cfg, exp, files, label()) : std::string();
+          spec.on_finish ? spec.on_finish(cfg, exp, files, label(), s) : std::string();
 
       const RunIdentity record = run_record(files, spec.name, spec.identity(cfg, exp, label()), s);
       write_run_outputs(files, record, s);

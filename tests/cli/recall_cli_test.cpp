@@ -63,6 +63,30 @@ TEST(RecallCli, MixerStackTrainsAndReportsItsStateSize) {
   EXPECT_LE(acc, 1.0);
 }
 
+TEST(RecallCli, ExtrapolateEvaluatesAtMultiplesOfTheLengthWhenTheRunEnds) {
+  const std::string dir = clitest::fresh_dir("extrapolate");
+  const std::string model = "family: transformer\nmodel: {layers: 1, d_model: 8, heads: 1, d_ff: 8, attention: gla, "
+                            "mixer: {heads: 2, chunk: 4}, positions: ";
+  clitest::write(dir + "/c.yaml", std::string(kTask) + model + "none}\nextrapolate: [2, 3]\n");
+  const auto r = run(kFront + " recall --config c.yaml", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto transfer = report::read_csv(only_run_dir(dir) + "/transfer.csv");
+  ASSERT_EQ(transfer.rows.size(), 2u);
+  EXPECT_EQ(transfer.number(0, "trained_T"), 16);
+  EXPECT_EQ(transfer.number(0, "eval_T"), 32);
+  EXPECT_EQ(transfer.number(1, "eval_T"), 48);
+  EXPECT_EQ(transfer.number(1, "step"), 6);
+  // A learned position table stops at the training length: refused before the run, in one line.
+  const std::string learned = clitest::fresh_dir("extrapolate_learned");
+  clitest::write(learned + "/c.yaml", std::string(kTask) + model + "learned}\nextrapolate: [2]\n");
+  const auto refused = run(kFront + " recall --config c.yaml", learned);
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  EXPECT_EQ(clitest::count_lines(refused.err), 1) << refused.err;
+  EXPECT_NE(refused.err.find("extrapolate: 2 x task.seq_len = 32 is beyond the 16 positions"), std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(learned + "/results/recall/runs.csv"));
+}
+
 TEST(RecallCli, RecurrentFamilyCountsTheAttendedMemory) {
   const std::string dir = clitest::fresh_dir("rel");
   clitest::write(dir + "/c.yaml", std::string(kTask) +

@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/check.hpp"
+#include "core/fs.hpp"
 #include "report/csv.hpp"
 #include "report/paper_spec.hpp"
 
@@ -431,6 +432,47 @@ TEST(PaperReport, ATunedKeyGathersItsValuesIntoOneLineAtTheBestMeanWithTheBestRu
   const PaperReport rg = build_paper_report(spec, opts);
   ASSERT_EQ(rg.tables[0].lines[1].row, "rel");  // after the paper's lstm number, not run
   EXPECT_EQ(rg.tables[0].lines[1].window, "0.001, 0.1 (2 of 3)");
+}
+
+TEST(PaperReport, TheExtrapolationFigureHasAPanelPerModelStartingAtTheTrainingLength) {
+  const PaperSpec spec = parse_paper_spec(R"yaml(paper: toy
+figures:
+  - {id: ext, kind: extrapolation, title: "Extrapolation", sweep: ext, experiment: recall}
+)yaml",
+                                          kNumbers, "toy");
+  const std::string root = ::testing::TempDir() + "seqbench_paper_report_extrapolation";
+  fs::remove_all(root);
+  const std::string dir = root + "/papers/toy/ext_small/recall";
+  std::string rows = "run_id,experiment,model,T,width,status,final_metric\n";
+  const auto run = [&](const std::string& id, const std::string& model, int seed, const std::string& acc,
+                       const std::string& transfer) {
+    fs::create_directories(dir + "/" + id);
+    std::ofstream(dir + "/" + id + "/config.yaml")
+        << "model: {attention: " << model << "}\ntrain: {seed: " << seed << "}\n";
+    std::ofstream(dir + "/" + id + "/transfer.csv") << "step,trained_T,eval_T,acc\n" << transfer;
+    rows += id + ",recall," + model + ",64,32,finished," + acc + "\n";
+  };
+  run("gla-s1", "gla", 1, "1.0", "30,64,128,0.8\n30,64,256,0.4\n");
+  run("gla-s2", "gla", 2, "0.9", "30,64,128,0.6\n30,64,256,0.2\n30,64,256,0.3\n");  // the latest row counts
+  run("full-s1", "full", 1, "1.0", "30,64,128,0.1\n");
+  std::ofstream(dir + "/runs.csv") << rows;
+  PaperReportOptions opts;
+  opts.results_root = root;
+  opts.out_dir = root + "/report";
+  opts.gnuplot = "/nonexistent/gnuplot";
+  const PaperReport r = build_paper_report(spec, opts);
+  ASSERT_EQ(r.figures.size(), 1u);
+  EXPECT_NE(r.figures[0].status.find("not drawn"), std::string::npos) << r.figures[0].status;  // no gnuplot
+  const std::string dat = core::read_file(root + "/report/figures/ext/extrapolation.dat");
+  // gla: (64, 95), (128, 70), (256, 35) over two seeds; full: (64, 100), (128, 10).
+  EXPECT_NE(dat.find("# gla, width 32, trained at T = 64"), std::string::npos) << dat;
+  EXPECT_NE(dat.find("\n64 95 "), std::string::npos) << dat;
+  EXPECT_NE(dat.find("\n128 70 "), std::string::npos) << dat;
+  EXPECT_NE(dat.find("\n256 35 "), std::string::npos) << dat;
+  EXPECT_NE(dat.find("\n128 10 "), std::string::npos) << dat;
+  const std::string gp = core::read_file(root + "/report/figures/ext/extrapolation.gp");
+  EXPECT_NE(gp.find("set title 'gla'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set title 'full'"), std::string::npos) << gp;
 }
 
 TEST(PaperReport, ADirectoryMatchingNoSweepIsAUsageError) {

@@ -56,6 +56,11 @@ seeds: [1, 2]
                                       "--threads", "3", "-q"};
   EXPECT_EQ(args, want);
   EXPECT_EQ(sweep::run_arguments(spec, runs[2], 3, true).back(), "--resume");
+  // A list value in `set` goes on as YAML flow text.
+  const auto listed = sweep::load_spec(
+      write_spec(dir, "experiment: copy\nconfigs: [a.yaml]\nset: {extrapolate: [2, 4, 8]}\n"), kExps);
+  const auto largs = sweep::run_arguments(listed, sweep::expand(listed)[0], 1, false);
+  EXPECT_NE(std::find(largs.begin(), largs.end(), "extrapolate=[2, 4, 8]"), largs.end());
 }
 
 TEST(Sweep, SeedsAndOutFromTheCommandLineReplaceTheFilesAndAreHandedOn) {
@@ -120,6 +125,13 @@ TEST(Sweep, SpecMistakesNameFileLineAndKey) {
   EXPECT_NE(msg("experiment: copy\nconfigs: [a.yaml]\nslurm: {partitoin: x}\n").find("did you mean 'slurm.partition'"),
             std::string::npos)
       << msg("experiment: copy\nconfigs: [a.yaml]\nslurm: {partitoin: x}\n");
+  // A list in `set` is for list keys of plain values; anything else is named.
+  EXPECT_NE(msg("experiment: copy\nconfigs: [a.yaml]\nset: {extrapolate: [2, 'x,y']}\n")
+                .find("set.extrapolate: list item 'x,y' must be a plain word or number"),
+            std::string::npos);
+  EXPECT_NE(msg("experiment: copy\nconfigs: [a.yaml]\nset: {extrapolate: {a: 1}}\n")
+                .find("set.extrapolate: expected one value or a list of values"),
+            std::string::npos);
   // Two configs with one stem would share ids.
   core::make_dirs(dir / "sub");
   core::write_file_atomic(dir / "sub/a.yaml", "{}\n");
