@@ -9,6 +9,8 @@
 #include "backend/gemm.hpp"
 #include "core/buffer.hpp"
 #include "core/check.hpp"
+#include "nn/fast_math.hpp"
+#include "nn/parallel.hpp"
 
 namespace seqbench::nn {
 
@@ -20,7 +22,7 @@ namespace {
 
 template <class T>
 T phi(T a) {
-  return a > T(0) ? a + T(1) : std::exp(a);
+  return a > T(0) ? a + T(1) : fast_exp(a);
 }
 // φ'(a) read from φ(a): 1 where a > 0 (φ > 1), else φ(a) = exp(a).
 template <class T>
@@ -120,8 +122,12 @@ void LinearAttention<T>::forward(core::ViewT<const T> x, core::ViewT<const T> s0
   const int64_t core_S = h_ * d_ * D;  // the conv buffer follows the heads' states
   if (conv_)
     conv_->forward(B, N, qkv, 3 * O, s0.data ? s0.data + core_S : nullptr, S, qkv, 3 * O);
-  for (int64_t r = 0; r < B * N; ++r)
-    for (int64_t j = 0; j < 2 * O; ++j) qkv[r * 3 * O + j] = phi(qkv[r * 3 * O + j]);
+#pragma omp parallel for schedule(static) if (B * N * 2 * O >= kRowParallelMin)
+  for (int64_t r = 0; r < B * N; ++r) {
+    T* row = qkv + r * 3 * O;
+#pragma omp simd
+    for (int64_t j = 0; j < 2 * O; ++j) row[j] = phi(row[j]);
+  }
 
   const int64_t ld = 3 * O;
 #pragma omp parallel for schedule(static)
