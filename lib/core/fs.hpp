@@ -17,7 +17,20 @@
 #include <string_view>
 #include <vector>
 
+#include "core/check.hpp"
+
 namespace seqbench::core {
+
+// A write that failed for want of room: a full disk (ENOSPC), a quota (EDQUOT) or the
+// file-size limit (EFBIG: `ulimit -f`, whose signal is ignored). Its message ends with a
+// hint to make room, in parentheses; a caller that knows what comes after that adds it.
+class OutOfSpace : public Error {
+ public:
+  using Error::Error;
+  // The message with ", then <next>" added to its hint: the training flow says whether
+  // the run continues with --resume or starts again (it has no checkpoint yet).
+  std::string then(const std::string& next) const;
+};
 
 // Writes the whole file atomically: write "<path>.tmp.<pid>" (created with O_EXCL and
 // O_NOFOLLOW; a leftover of that name, which only a dead process with this pid can have

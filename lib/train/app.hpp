@@ -411,7 +411,19 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
 
       install_interrupt_handler();
       if (interrupt_at >= 0) trainer.interrupt_after(interrupt_at);
-      const Summary s = trainer.run();
+      Summary s;
+      try {
+        s = trainer.run();
+      } catch (const core::OutOfSpace& e) {
+        // What to do once there is room: continue from the checkpoint, if one was written;
+        // else start again, which this run's directory would refuse (it holds a run).
+        throw core::Error(e.then(
+            core::file_exists(files.checkpoint_path())
+                ? std::string("continue the run with --resume")
+                : fmt::format("start the run again: it wrote no checkpoint to resume from "
+                              "(remove '{}' first, or give another --run-id)",
+                              files.dir())));
+      }
       restore_default_handlers();
       const std::string extra =
           spec.on_finish ? spec.on_finish(cfg, exp, files, label()) : std::string();
