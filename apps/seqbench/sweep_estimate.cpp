@@ -162,6 +162,28 @@ std::vector<Group> resolve(const Spec& spec, const std::vector<Run>& runs,
   return groups;
 }
 
+}  // namespace
+
+void check_configs(const Spec& spec, const std::vector<Run>& runs) {
+  std::set<std::string> seen;
+  for (const Run& r : runs) {
+    if (!seen.insert(r.config).second) continue;
+    auto args = sweep::run_arguments(spec, r, 1, false);
+    args.push_back("--dump-config");
+    const Captured c = capture(args);
+    if (c.code == 0) continue;
+    // "seqbench copy: error: unknown key ..." -> "unknown key ..."
+    std::string why = last_line_of(c.err.empty() ? c.out : c.err);
+    if (const size_t at = why.find(": error: "); at != std::string::npos) why.erase(0, at + 9);
+    if (why.empty()) why = fmt::format("--dump-config exited {}", c.code);
+    const std::string msg = fmt::format("{}: run {} would fail: {}", spec.path, r.id, why);
+    if (c.code == core::kExitUsage) throw core::UsageError(msg);
+    throw core::Error(msg);
+  }
+}
+
+namespace {
+
 std::string calibration_out(const Spec& spec) { return sweep::bookkeeping_dir(spec) + "/calibrate"; }
 
 // The finished runs this build measured: the sweep's own (rank 0), its calibration runs
