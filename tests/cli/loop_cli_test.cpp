@@ -99,6 +99,13 @@ TEST(LoopCli, UnknownOptionsAreOneLineAndExit2) {
   const auto sub = run(kFront + " report bogus", dir);
   EXPECT_EQ(sub.code, 2) << sub.err;
   EXPECT_TRUE(contains(sub.err, "unknown subcommand 'bogus' (have: gradnorm, curves")) << sub.err;
+  // An option given twice is named in our words, not CLI11's "At Most 1 required".
+  const auto twice = run(kFront + " copy --demo --threads 1 --threads 2 --dump-config", dir);
+  EXPECT_EQ(twice.code, 2) << twice.err;
+  EXPECT_EQ(clitest::count_lines(twice.err), 1) << twice.err;
+  EXPECT_TRUE(contains(twice.err, "seqbench copy: error: --threads given 2 times; it takes one value"))
+      << twice.err;
+  EXPECT_FALSE(contains(twice.err, "At Most")) << twice.err;
 }
 
 // What a command prints must reach its reader: stdout on a full device is an error.
