@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <system_error>
@@ -267,6 +268,13 @@ std::string OutOfSpace::then(const std::string& next) const {
   std::string msg = what();
   msg.insert(msg.size() - 1, ", then " + next);  // inside the hint's parentheses
   return msg;
+}
+
+int stdout_checked(int code, const std::string& command) {
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return code;
+  fmt::print(stderr, "seqbench {}: error: writing to standard output failed: {}\n", command,
+             std::strerror(errno ? errno : EIO));
+  return code == 0 ? kExitError : code;
 }
 
 bool file_exists(const std::string& path) {

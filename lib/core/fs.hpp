@@ -94,6 +94,13 @@ std::vector<std::string> remove_stale_temps(const std::string& dir);
 // True if something (file, directory, ...) exists at path.
 bool file_exists(const std::string& path);
 
+// What a command printed must have reached its reader: a full disk or a closed pipe behind
+// stdout (`--dump-config > /dev/full`) is an error, not a silent exit 0. Flushes stdout and
+// returns `code`; when that or an earlier write to stdout failed, prints "seqbench
+// <command>: error: writing to standard output failed: ..." and returns `code`, or 1 for 0.
+// Every binary's main() returns through it.
+int stdout_checked(int code, const std::string& command);
+
 // Append-only file for logs and CSV rows. write() hands the bytes to the kernel in one
 // go (no user-space buffer), so a process crash loses nothing already written; a failed
 // write (e.g. disk full) throws and trims the partial record so the file stays a

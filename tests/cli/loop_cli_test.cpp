@@ -118,6 +118,15 @@ TEST(LoopCli, AFailedWriteToStandardOutputIsAnError) {
   EXPECT_TRUE(contains(r.err, "seqbench copy: error: writing to standard output failed")) << r.err;
   r = run("(" + kFront + " copy --demo --dump-config > /dev/null)", dir);
   EXPECT_EQ(r.code, 0) << r.err;
+  // The same through an experiment's own binary, and for `--version`.
+  for (const std::string& cmd : {std::string(SEQBENCH_COPY_BIN) + " --demo --dump-config",
+                                 std::string(SEQBENCH_STABILITY_BIN) + " --demo --dump-config",
+                                 kFront + " --version"}) {
+    r = run("(" + cmd + " > /dev/full)", dir);
+    EXPECT_EQ(r.code, 1) << cmd << "\n" << r.err;
+    EXPECT_EQ(clitest::count_lines(r.err), 1) << cmd << "\n" << r.err;
+    EXPECT_TRUE(contains(r.err, "error: writing to standard output failed")) << cmd << "\n" << r.err;
+  }
 }
 
 TEST(LoopCli, ListPresetsGivesPurposeAndStatedTime) {
