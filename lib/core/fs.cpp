@@ -272,7 +272,7 @@ std::string OutOfSpace::then(const std::string& next) const {
 
 int stdout_checked(int code, const std::string& command) {
   if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return code;
-  fmt::print(stderr, "seqbench {}: error: writing to standard output failed: {}\n", command,
+  fmt::print(stderr, "seqbench {}: error: cannot write to standard output: {}\n", command,
              std::strerror(errno ? errno : EIO));
   return code == 0 ? kExitError : code;
 }

@@ -97,7 +97,7 @@ bool file_exists(const std::string& path);
 // What a command printed must have reached its reader: a full disk or a closed pipe behind
 // stdout (`--dump-config > /dev/full`) is an error, not a silent exit 0. Flushes stdout and
 // returns `code`; when that or an earlier write to stdout failed, prints "seqbench
-// <command>: error: writing to standard output failed: ..." and returns `code`, or 1 for 0.
+// <command>: error: cannot write to standard output: ..." and returns `code`, or 1 for 0.
 // Every binary's main() returns through it.
 int stdout_checked(int code, const std::string& command);
 
