@@ -76,7 +76,7 @@ CharPtbExperiment::CharPtbExperiment(const CharPtbConfig& cfg) : cfg_(cfg) {
   corpus_ = data::load_corpus(d.corpus);
   V_ = corpus_.vocab.size();
   const int64_t B = cfg.train.batch, L = cfg.lm.seq_len;
-  const LmStreams streams = lm_streams(corpus_, d, B);
+  const LmStreams streams = lm_streams(corpus_, d, B, L);
   train_ = streams.train;
   valid_ = streams.valid;
   test_ = streams.test;

@@ -77,12 +77,14 @@ inline TokenColumns token_columns(const std::vector<int32_t>& tokens, int64_t ca
 
 // A corpus's three streams in columns: training in train_batch columns (capped at
 // data.train_tokens), validation and test in data.eval_batch columns (capped at
-// data.eval_tokens). A stream with fewer than 2 tokens per column is a usage error naming
-// the key to change.
+// data.eval_tokens). A stream with fewer than 2 tokens per column, and a segment length
+// (lm.seq_len) longer than a training column holds inputs, are usage errors naming the
+// key to change.
 struct LmStreams {
   TokenColumns train, valid, test;
 };
-inline LmStreams lm_streams(const data::Corpus& corpus, const LmDataConfig& d, int64_t train_batch) {
+inline LmStreams lm_streams(const data::Corpus& corpus, const LmDataConfig& d, int64_t train_batch,
+                            int64_t seq_len) {
   LmStreams s{token_columns(corpus.train, d.train_tokens, train_batch),
               token_columns(corpus.valid, d.eval_tokens, d.eval_batch),
               token_columns(corpus.test, d.eval_tokens, d.eval_batch)};
@@ -99,6 +101,14 @@ inline LmStreams lm_streams(const data::Corpus& corpus, const LmDataConfig& d, i
           "data.eval_batch: {} columns leave fewer than 2 tokens per column of the {} stream "
           "(hint: lower data.eval_batch or raise data.eval_tokens)",
           d.eval_batch, c == &s.valid ? "validation" : "test"));
+  // The targets need one token more than the inputs: a column of n tokens holds segments
+  // of at most n - 1.
+  if (seq_len > s.train.cols - 1)
+    throw core::UsageError(fmt::format(
+        "lm.seq_len: {} is longer than a training segment can be: {} columns (train.batch) of "
+        "{} training tokens hold at most {} inputs each (hint: set lm.seq_len: {} or less, or "
+        "lower train.batch)",
+        seq_len, train_batch, s.train.tokens_used(), s.train.cols - 1, s.train.cols - 1));
   return s;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/check.hpp"
 #include "core/fs.hpp"
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
@@ -11,8 +12,17 @@
 
 namespace seqbench::apps {
 
-int copy_memory_probe(const CopyConfig& c, std::vector<int64_t> Ts, const std::string& label) {
+int copy_memory_probe(const CopyConfig& c, std::vector<int64_t> Ts, const std::string& label,
+                      const train::MemoryLimit& limit) {
   std::sort(Ts.begin(), Ts.end());
+  // Every T checked before the first step: the largest decides.
+  CopyConfig largest = c;
+  largest.task.T = Ts.back();
+  try {
+    train::check_memory(copy_memory(largest), limit);
+  } catch (const core::UsageError& e) {
+    throw core::UsageError(fmt::format("--probe-memory {}: {}", Ts.back(), e.what()));
+  }
   core::make_dirs(c.output.dir + "/copy");
   report::CsvWriter out(c.output.dir + "/copy/memory.csv",
                         {"label", "model", "backend", "hidden", "batch", "task", "T", "length",

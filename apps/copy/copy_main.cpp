@@ -32,8 +32,8 @@ int copy_main(int argc, char** argv) {
                    "training run); appends to <output.dir>/copy/memory.csv")
         ->check(config::whole_number(1, 10000000));
   };
-  spec.action = [&](const CopyConfig& c, const std::string& label) -> int {
-    return probe_T.empty() ? -1 : copy_memory_probe(c, probe_T, label);
+  spec.action = [&](const CopyConfig& c, const std::string& label, const train::MemoryLimit& limit) {
+    return probe_T.empty() ? -1 : copy_memory_probe(c, probe_T, label, limit);
   };
   spec.on_saved_run = [&] { return !eval_T.empty(); };
   spec.alternative = [&](const CopyConfig& c, CopyExperiment& e, const train::Checkpoint& ck) {

@@ -54,7 +54,7 @@ int minigrid_main(int argc, char** argv) {
     app.add_option("--png", png_dir, "with --play: also write every state as DIR/step_NNN.png")
         ->option_text("DIR");
   };
-  spec.action = [&](const MinigridConfig& c, const std::string&) -> int {
+  spec.action = [&](const MinigridConfig& c, const std::string&, const train::MemoryLimit&) -> int {
     if (!actions.empty() && play_env.empty()) throw core::UsageError("--actions needs --play ENV");
     if (!png_dir.empty() && play_env.empty()) throw core::UsageError("--png needs --play ENV");
     if (play_env.empty()) return -1;

@@ -4,13 +4,13 @@
 // are the table of apps/experiments.cpp.
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "apps/experiments.hpp"
 #include "backend/gemm.hpp"
+#include "core/fs.hpp"
 
 namespace seqbench::apps {
 int report_main(int argc, char** argv);   // report_main.cpp
@@ -79,19 +79,6 @@ void usage(std::FILE* out) {
 
 }  // namespace
 
-namespace {
-
-// What a command printed must have reached its reader: a full disk or a closed pipe behind
-// stdout (`--dump-config > /dev/full`) is an error, not a silent exit 0.
-int stdout_checked(int code, const char* command) {
-  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return code;
-  fmt::print(stderr, "seqbench {}: error: writing to standard output failed: {}\n", command,
-             std::strerror(errno ? errno : EIO));
-  return code == 0 ? 1 : code;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     usage(argc < 2 ? stderr : stdout);
@@ -99,15 +86,16 @@ int main(int argc, char** argv) {
   }
   if (!std::strcmp(argv[1], "--version")) {
     version();
-    return 0;
+    return seqbench::core::stdout_checked(0, "--version");
   }
   for (const auto& e : kCommands) {
     // The command sees its own name as argv[0].
-    if (std::string(argv[1]) == e.name) return stdout_checked(e.main(argc - 1, argv + 1), argv[1]);
+    if (std::string(argv[1]) == e.name)
+      return seqbench::core::stdout_checked(e.main(argc - 1, argv + 1), argv[1]);
   }
   // The experiment sees its own name as argv[0].
   if (const auto* e = seqbench::apps::find_experiment(argv[1]))
-    return stdout_checked(e->main(argc - 1, argv + 1), argv[1]);
+    return seqbench::core::stdout_checked(e->main(argc - 1, argv + 1), argv[1]);
   std::string names;
   for (const auto& e : seqbench::apps::experiments())
     names += (names.empty() ? "" : ", ") + std::string(e.name);

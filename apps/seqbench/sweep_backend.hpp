@@ -97,6 +97,12 @@ struct EstimateOptions {
 // exit code: 0, also when some runs have no estimate (it says which and why).
 int print_estimate(const sweep::Spec& spec, const std::vector<sweep::Run>& runs,
                    const EstimateOptions& opts);
+// Before any run starts: the first run of each config (its config file, the sweep's
+// `set` and the first grid point) resolves, as `--dump-config` of its own command line.
+// A misspelt key, a config that is not a file or a bad value is then one line naming
+// the sweep file and the run (core::UsageError, or core::Error where the run's error
+// was not a usage error), instead of every run of the config failing.
+void check_configs(const sweep::Spec& spec, const std::vector<sweep::Run>& runs);
 // `--calibrate`: one short run (`updates` updates) of every distinct config of the runs
 // to go that has no measurement at opts.threads yet, one at a time, under
 // <out>/.sweep/calibrate/; a config whose updates took less than min_seconds is run

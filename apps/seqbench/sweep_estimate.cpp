@@ -118,15 +118,24 @@ struct Group {
   std::string error;  // why the config did not resolve
 };
 
+// What makes runs one group: the config and every --set (not the seed).
+std::string point_of(const Run& r) {
+  std::string point = r.config;
+  for (const auto& [k, v] : r.sets) point += "\n" + k + "=" + v;
+  return point;
+}
+
+// Each group is resolved by a process of its own (10 to 100 ms on a busy machine): an
+// estimate of more groups than this would cost far more than listing the runs.
+constexpr size_t kMaxGroups = 200;
+
 std::vector<Group> resolve(const Spec& spec, const std::vector<Run>& runs,
                            const std::vector<size_t>& todo, int64_t threads) {
   std::vector<Group> groups;
   std::map<std::string, size_t> by_point;
   for (size_t i : todo) {
     const Run& r = runs[i];
-    std::string point = r.config;
-    for (const auto& [k, v] : r.sets) point += "\n" + k + "=" + v;
-    const auto [it, fresh] = by_point.emplace(point, groups.size());
+    const auto [it, fresh] = by_point.emplace(point_of(r), groups.size());
     if (!fresh) {
       groups[it->second].runs.push_back(i);
       continue;
@@ -152,6 +161,28 @@ std::vector<Group> resolve(const Spec& spec, const std::vector<Run>& runs,
   }
   return groups;
 }
+
+}  // namespace
+
+void check_configs(const Spec& spec, const std::vector<Run>& runs) {
+  std::set<std::string> seen;
+  for (const Run& r : runs) {
+    if (!seen.insert(r.config).second) continue;
+    auto args = sweep::run_arguments(spec, r, 1, false);
+    args.push_back("--dump-config");
+    const Captured c = capture(args);
+    if (c.code == 0) continue;
+    // "seqbench copy: error: unknown key ..." -> "unknown key ..."
+    std::string why = last_line_of(c.err.empty() ? c.out : c.err);
+    if (const size_t at = why.find(": error: "); at != std::string::npos) why.erase(0, at + 9);
+    if (why.empty()) why = fmt::format("--dump-config exited {}", c.code);
+    const std::string msg = fmt::format("{}: run {} would fail: {}", spec.path, r.id, why);
+    if (c.code == core::kExitUsage) throw core::UsageError(msg);
+    throw core::Error(msg);
+  }
+}
+
+namespace {
 
 std::string calibration_out(const Spec& spec) { return sweep::bookkeeping_dir(spec) + "/calibrate"; }
 
@@ -274,6 +305,15 @@ int print_estimate(const Spec& spec, const std::vector<Run>& runs, const Estimat
                   counts[State::kFailed] && !opts.retry_failed ? " (not retried)" : "");
   if (todo.empty()) {
     fmt::print("\nEstimate: nothing left to run ({}).\n", held);
+    return core::kExitOk;
+  }
+  std::set<std::string> points;
+  for (size_t i : todo) points.insert(point_of(runs[i]));
+  if (points.size() > kMaxGroups) {
+    fmt::print("\nEstimate: not made: the {} runs to go ({}) have {} distinct configs, more "
+               "than the {} an estimate resolves (hint: estimate a smaller sweep file with a part "
+               "of the grid)\n",
+               todo.size(), held, points.size(), kMaxGroups);
     return core::kExitOk;
   }
   const std::vector<Group> groups = resolve(spec, runs, todo, opts.threads);

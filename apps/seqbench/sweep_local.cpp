@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <ctime>
@@ -155,7 +156,8 @@ int LocalBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
     std::optional<core::FileLock> claim;  // held until the run's exit file is written
   };
   std::map<pid_t, Active> active;
-  int started = 0, failed = 0, skipped_failed = 0;
+  int started = 0, skipped_failed = 0;
+  std::vector<std::string> failed;  // "<id> (exit N; log PATH)"
   // "[k/N done, j running, f failed] ..." after each run ends, and every
   // progress_every_s seconds while runs go on (a wait woken by the timer).
   auto last_shown = std::chrono::steady_clock::now();
@@ -180,13 +182,12 @@ int LocalBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
     const int code = exit_code_of(status);
     const Run& ended = *it->second.run;
     record_end(spec, ended, it->second.started, code, cpu_seconds(ru));
-    if (code != 0 && code != 130 && code != 143) ++failed;
+    const std::string why = fmt::format("(exit {}; log {})", code, sweep::log_path(spec, ended));
+    const bool fail = code != 0 && code != 130 && code != 143;
+    if (fail) failed.push_back(ended.id + " " + why);
     if (!quiet)
       fmt::print(stderr, "seqbench sweep: {} {}\n", ended.id,
-                 code == 0 ? "done" : code == 130 || code == 143
-                                          ? "interrupted"
-                                          : fmt::format("failed (exit {}; log {})", code,
-                                                        sweep::log_path(spec, ended)));
+                 code == 0 ? "done" : fail ? "failed " + why : "interrupted");
     active.erase(it);
     show_progress(true);
     return true;
@@ -239,7 +240,13 @@ int LocalBackend::launch(const Spec& spec, const std::vector<Run>& runs) {
                skipped_failed, skipped_failed == 1 ? "" : "s", spec.path);
   if (!quiet) fmt::print(stderr, "seqbench sweep: started {} run(s); merged table: {}/{}/runs.csv\n",
                          started, spec.out, spec.experiment);
-  return failed || skipped_failed ? core::kExitError : core::kExitOk;
+  // Said also under -q: an exit 1 with nothing on stderr tells nobody anything.
+  if (!failed.empty())
+    fmt::print(stderr, "seqbench sweep: error: {} of {} run{} failed: {}{}\n", failed.size(), started,
+               started == 1 ? "" : "s",
+               fmt::join(failed.begin(), failed.begin() + std::min<size_t>(failed.size(), 3), ", "),
+               failed.size() > 3 ? fmt::format(", ... ({} more)", failed.size() - 3) : "");
+  return !failed.empty() || skipped_failed ? core::kExitError : core::kExitOk;
 }
 
 }  // namespace

@@ -187,6 +187,8 @@ int sweep_main(int argc, char** argv) {
                  spec.experiment);
       return print_estimate(spec, runs, est);
     }
+    // An array task runs one run: the sweep that submitted it has checked the configs.
+    if (run_idx < 0) check_configs(spec, runs);
     core::make_dirs(sweep::bookkeeping_dir(spec));
     if (run_idx >= 0) {
       const char* slurm_cpus = std::getenv("SLURM_CPUS_PER_TASK");

@@ -68,7 +68,7 @@ Wikitext103Experiment::Wikitext103Experiment(const Wikitext103Config& cfg)
   corpus_ = data::load_corpus(d.corpus);
   data_digest_ = corpus_.digest;
   const int64_t L = cfg.lm.seq_len;
-  const LmStreams streams = lm_streams(corpus_, d, cfg.train.batch);
+  const LmStreams streams = lm_streams(corpus_, d, cfg.train.batch, L);
   train_ = streams.train;
   valid_ = streams.valid;
   test_ = streams.test;

@@ -1,9 +1,11 @@
 #include "backend/gemm.hpp"
 
 #include <cblas.h>
+#include <fcntl.h>
 #include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -20,43 +22,112 @@
 namespace seqbench::backend {
 namespace {
 
-// OpenBLAS (Debian's OpenMP build) sets up a 128 MiB buffer for every OpenMP thread when
-// it is loaded, before main(); under an address-space limit (ulimit -v) too small for
-// them it retried the failing mmap for ever, and every command hung, `seqbench list`
-// included (measured: 300000 KiB hung with 2 threads, 400000 KiB started, and
-// OMP_NUM_THREADS=1 started at 300000). Functions in .preinit_array run first, before
-// any library initialises: a process under such a limit, with OMP_NUM_THREADS unset,
-// sets it to as many threads as buffers fit in half the limit (at least one) and
-// executes itself again, so that every library starts with it as if the user had set
-// it (setenv does not work that early, measured). Without a limit, or with
-// room for a buffer per core, nothing changes.
+// OpenBLAS (Debian's OpenMP build) maps a 128 MiB buffer for every OpenMP thread when it
+// is loaded, before main(), and one more at its first call; where the address-space limit
+// (ulimit -v) leaves no room for one, it retries the failing mmap for ever and the process
+// spins in the kernel (measured: 300000 KiB hung with 2 threads at start-up, and below
+// about 250000 KiB even one thread hung there, `seqbench --version` included). Functions
+// in .preinit_array run first, before any library initialises. Under a limit:
+// - with OMP_NUM_THREADS unset, a process sets it to as many threads as buffers fit in
+//   half the limit (at least one) and executes itself again, so that every library starts
+//   with it as if the user had set it (setenv does not work that early, measured);
+// - with the threads known, it maps (and unmaps at once) the room their buffers and a
+//   margin need: where that fails OpenBLAS would hang, so the process stops instead, with
+//   one line naming the limit, exit 1.
+// The first call is checked the same way (check_openblas_room). Without a limit nothing
+// changes.
 constexpr unsigned long long kOpenblasBufferBytes = 128ull << 20;
+constexpr unsigned long long kMarginBytes = 16ull << 20;  // the heap, stacks, first allocations
+
+// Whether `bytes` more of address space can be mapped now (mapped PROT_NONE and unmapped
+// at once: nothing is committed).
+bool room_for(unsigned long long bytes) {
+  void* p = ::mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return false;
+  ::munmap(p, bytes);
+  return true;
+}
+
+// The process's address space now (the libraries are mapped already), from /proc.
+unsigned long long mapped_bytes() {
+  char buf[64] = {};
+  const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  return n > 0 ? std::strtoull(buf, nullptr, 10) * (unsigned long long)::sysconf(_SC_PAGESIZE) : 0;
+}
+
 void fit_threads_to_address_limit(int, char** argv, char** envp) {
   struct rlimit rl {};
   if (!argv || !envp || ::getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return;
   // getenv and setenv do not work yet (libc sets its environment up after this runs):
   // the environment is the array the loader passes.
   size_t n = 0;
+  const char* given = nullptr;
   for (; envp[n]; ++n)
-    if (std::strncmp(envp[n], "OMP_NUM_THREADS=", 16) == 0) return;
+    if (std::strncmp(envp[n], "OMP_NUM_THREADS=", 16) == 0) given = envp[n] + 16;
   cpu_set_t set;
   CPU_ZERO(&set);
   const int cores = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-  const unsigned long long fit =
-      std::max<unsigned long long>(1, (unsigned long long)rl.rlim_cur / 2 / kOpenblasBufferBytes);
-  if ((unsigned long long)cores <= fit) return;
-  static char var[48];
-  std::snprintf(var, sizeof var, "OMP_NUM_THREADS=%llu", fit);
-  char** env = static_cast<char**>(std::malloc((n + 2) * sizeof(char*)));
-  if (!env) return;
-  for (size_t i = 0; i < n; ++i) env[i] = envp[i];
-  env[n] = var;
-  env[n + 1] = nullptr;
-  ::execve("/proc/self/exe", argv, env);  // returns only if it failed: go on as we are
-  std::free(env);
+  const unsigned long long limit = rl.rlim_cur;
+  if (!given) {
+    const unsigned long long fit = std::max<unsigned long long>(1, limit / 2 / kOpenblasBufferBytes);
+    if ((unsigned long long)cores > fit) {
+      static char var[48];
+      std::snprintf(var, sizeof var, "OMP_NUM_THREADS=%llu", fit);
+      char** env = static_cast<char**>(std::malloc((n + 2) * sizeof(char*)));
+      if (env) {
+        for (size_t i = 0; i < n; ++i) env[i] = envp[i];
+        env[n] = var;
+        env[n + 1] = nullptr;
+        ::execve("/proc/self/exe", argv, env);  // returns only if it failed: go on as we are
+        std::free(env);
+      }
+    }
+  }
+  // OMP_NUM_THREADS=4 (or 4,2: the outer level counts); anything else, OpenMP's default.
+  unsigned long long threads = given ? std::strtoull(given, nullptr, 10) : 0;
+  if (threads == 0) threads = (unsigned long long)cores;
+  const unsigned long long room = threads * kOpenblasBufferBytes + kMarginBytes;
+  if (room_for(room)) return;
+  // The limit that would do, rounded up to 10000 KiB.
+  const unsigned long long need_kib = ((mapped_bytes() + room) / 1024 + 9999) / 10000 * 10000;
+  char line[512];
+  const int len = std::snprintf(
+      line, sizeof line,
+      "seqbench: error: the virtual memory limit (ulimit -v %llu) is too small to start: "
+      "OpenBLAS sets up %llu buffer%s of 128 MiB (one per OpenMP thread) before anything runs, "
+      "and would wait for room for ever (hint: raise ulimit -v to %llu or more%s)\n",
+      limit / 1024, threads, threads == 1 ? "" : "s", need_kib,
+      threads > 1 ? ", or set OMP_NUM_THREADS=1" : "");
+  if (len > 0) {
+    const ssize_t written = ::write(2, line, size_t(std::min(len, int(sizeof line) - 1)));
+    (void)written;  // with stderr gone there is no one to tell
+  }
+  ::_exit(1);
 }
 [[gnu::section(".preinit_array"), gnu::used]] void (*kFitThreads)(int, char**, char**) =
     fit_threads_to_address_limit;
+
+// OpenBLAS's first call maps one more buffer, and would hang like its start-up where there
+// is no room for it: under a limit, the room is checked before the first call, and a call
+// without it is an error instead. Checked until a call has had the room; a call with more
+// threads than the process started with may still need more.
+void check_openblas_room() {
+  static std::atomic<bool> had_room{false};
+  if (had_room.load(std::memory_order_relaxed)) return;
+  struct rlimit rl {};
+  if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+      !room_for(kOpenblasBufferBytes + kMarginBytes))
+    throw core::Error(fmt::format(
+        "gemm: the virtual memory limit (ulimit -v {}) leaves no room for the 128 MiB buffer "
+        "OpenBLAS maps at its first call, for which it would wait for ever (hint: raise ulimit "
+        "-v by 150000 or more{})",
+        rl.rlim_cur / 1024,
+        gemm_impl() == GemmImpl::OpenBlas ? ", or set train.gemm: onednn" : ""));
+  had_room.store(true, std::memory_order_relaxed);
+}
 
 std::atomic<GemmImpl> g_impl{GemmImpl::OneDnn};
 
@@ -136,11 +207,13 @@ void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, T alpha, const T*
       return;
     }
     check_fits_blasint(m, n, k, lda, ldb, ldc);
+    check_openblas_room();
     cblas_sgemm(CblasRowMajor, to_cblas(ta), to_cblas(tb), blasint(m), blasint(n), blasint(k),
                 alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
   } else {
     static_assert(std::is_same_v<T, double>, "gemm is instantiated for float and double only");
     check_fits_blasint(m, n, k, lda, ldb, ldc);
+    check_openblas_room();
     cblas_dgemm(CblasRowMajor, to_cblas(ta), to_cblas(tb), blasint(m), blasint(n), blasint(k),
                 alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
   }

@@ -130,6 +130,14 @@ bool parse_cli(CLI::App& app, int argc, char** argv) {
       what = given.empty() ? fmt::format("a subcommand is required (have: {})", have)
                            : fmt::format("unknown subcommand '{}' (have: {})", given, have);
     }
+    // An option given twice (`--threads 2 --threads 4`): CLI11 says "--threads: At Most 1
+    // required but received 2".
+    const size_t at = what.find(": At Most "), got = what.find(" required but received ");
+    if (at != std::string::npos && got != std::string::npos && got > at) {
+      const std::string most = what.substr(at + 10, got - at - 10);
+      what = fmt::format("{} given {} times; it takes {}", what.substr(0, at), what.substr(got + 23),
+                         most == "1" ? "one value" : "at most " + most + " values");
+    }
     std::string msg = fmt::format("{} (hint: run {} --help)", what, name);
     for (char& ch : msg)
       if (ch == '\n' || ch == '\r') ch = ' ';

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <system_error>
@@ -29,14 +30,15 @@ namespace {
   return true;
 }();
 
-// strerror text, thread-safe, with the common causes spelled out for users.
+// strerror text, thread-safe, with the common causes spelled out for users. What to do
+// after making room is the caller's to say (OutOfSpace::then).
 std::string describe(int err) {
   std::string msg = std::error_code(err, std::generic_category()).message();
-  if (err == ENOSPC) return "disk full (" + msg + "; hint: free some space, then continue the run with --resume)";
-  if (err == EDQUOT) return "disk quota exceeded (" + msg + ")";
+  if (err == ENOSPC) return "disk full (" + msg + "; hint: free some space)";
+  if (err == EDQUOT) return "disk quota exceeded (" + msg + "; hint: free some space)";
   if (err == EFBIG)
     return "file size limit reached (" + msg + "; ulimit -f; hint: raise the limit or free some "
-           "space, then continue the run with --resume)";
+           "space)";
   if (err == EACCES || err == EPERM) return msg + " (hint: check the permissions)";
   return msg;
 }
@@ -45,6 +47,7 @@ std::string describe(int err) {
                            const char* hint = nullptr) {
   std::string msg = fmt::format("cannot {} '{}': {}", verb, path, describe(err));
   if (hint && err == ENOENT) msg += fmt::format(" (hint: {})", hint);
+  if (err == ENOSPC || err == EDQUOT || err == EFBIG) throw OutOfSpace(msg);
   throw Error(msg);
 }
 
@@ -259,6 +262,19 @@ std::vector<std::string> remove_stale_temps(const std::string& dir) {
   }
   ::closedir(d);  // closes dfd
   return removed;
+}
+
+std::string OutOfSpace::then(const std::string& next) const {
+  std::string msg = what();
+  msg.insert(msg.size() - 1, ", then " + next);  // inside the hint's parentheses
+  return msg;
+}
+
+int stdout_checked(int code, const std::string& command) {
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return code;
+  fmt::print(stderr, "seqbench {}: error: cannot write to standard output: {}\n", command,
+             std::strerror(errno ? errno : EIO));
+  return code == 0 ? kExitError : code;
 }
 
 bool file_exists(const std::string& path) {

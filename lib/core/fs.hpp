@@ -17,7 +17,20 @@
 #include <string_view>
 #include <vector>
 
+#include "core/check.hpp"
+
 namespace seqbench::core {
+
+// A write that failed for want of room: a full disk (ENOSPC), a quota (EDQUOT) or the
+// file-size limit (EFBIG: `ulimit -f`, whose signal is ignored). Its message ends with a
+// hint to make room, in parentheses; a caller that knows what comes after that adds it.
+class OutOfSpace : public Error {
+ public:
+  using Error::Error;
+  // The message with ", then <next>" added to its hint: the training flow says whether
+  // the run continues with --resume or starts again (it has no checkpoint yet).
+  std::string then(const std::string& next) const;
+};
 
 // Writes the whole file atomically: write "<path>.tmp.<pid>" (created with O_EXCL and
 // O_NOFOLLOW; a leftover of that name, which only a dead process with this pid can have
@@ -80,6 +93,13 @@ std::vector<std::string> remove_stale_temps(const std::string& dir);
 
 // True if something (file, directory, ...) exists at path.
 bool file_exists(const std::string& path);
+
+// What a command printed must have reached its reader: a full disk or a closed pipe behind
+// stdout (`--dump-config > /dev/full`) is an error, not a silent exit 0. Flushes stdout and
+// returns `code`; when that or an earlier write to stdout failed, prints "seqbench
+// <command>: error: cannot write to standard output: ..." and returns `code`, or 1 for 0.
+// Every binary's main() returns through it.
+int stdout_checked(int code, const std::string& command);
 
 // Append-only file for logs and CSV rows. write() hands the bytes to the kernel in one
 // go (no user-space buffer), so a process crash loses nothing already written; a failed

@@ -123,8 +123,9 @@ struct AppSpec {
   std::function<bool()> on_saved_run;
   std::function<int(const Cfg&, Exp&, const Checkpoint&)> alternative;
   // Optional: an action on the resolved config instead of training (e.g. a memory
-  // probe), given the run's label; returns an exit code, or -1 to go on and train.
-  std::function<int(const Cfg&, const std::string& label)> action;
+  // probe), given the run's label and the memory limit (--max-memory, else the memory
+  // available); returns an exit code, or -1 to go on and train.
+  std::function<int(const Cfg&, const std::string& label, const MemoryLimit& limit)> action;
   // Optional hooks of the training flow:
   //   label     the run's label (runs.csv, tables, run ids) when output.label is empty;
   //             default model.cell (when the config has one), else the experiment's name
@@ -336,7 +337,7 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
       return *label_once;
     };
     if (spec.action) {
-      const int rc = spec.action(cfg, label());
+      const int rc = spec.action(cfg, label(), limit);
       if (rc >= 0) return rc;
     }
     // Before the experiment allocates its model, optimizer and data, and before any file of
@@ -411,7 +412,19 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
 
       install_interrupt_handler();
       if (interrupt_at >= 0) trainer.interrupt_after(interrupt_at);
-      const Summary s = trainer.run();
+      Summary s;
+      try {
+        s = trainer.run();
+      } catch (const core::OutOfSpace& e) {
+        // What to do once there is room: continue from the checkpoint, if one was written;
+        // else start again, which this run's directory would refuse (it holds a run).
+        throw core::Error(e.then(
+            core::file_exists(files.checkpoint_path())
+                ? std::string("continue the run with --resume")
+                : fmt::format("start the run again: it wrote no checkpoint to resume from "
+                              "(remove '{}' first, or give another --run-id)",
+                              files.dir())));
+      }
       restore_default_handlers();
       const std::string extra =
           spec.on_finish ? spec.on_finish(cfg, exp, files, label(), s) : std::string();

@@ -196,6 +196,12 @@ TEST(CharPtbCli, ConfigAndDataMistakesAreOneLineErrorsThatWriteNothing) {
       {"--set data.eval_batch=200", 2, "data.eval_batch: 200 columns"},
       {"--set data.check_epochs=true", 2, "train.eval_every: 10 is not a whole number of epochs"},
       {"--set lm.seq_len=0", 2, "lm.seq_len"},
+      // 4 columns of 525 characters: a segment has at most 524 inputs (the audit's case was
+      // lm.seq_len: 1000000 on a 10 KB corpus, run and recorded as T = 1000000).
+      {"--set lm.seq_len=525", 2,
+       "lm.seq_len: 525 is longer than a training segment can be: 4 columns (train.batch) of "
+       "2100 training tokens hold at most 524 inputs each"},
+      {"--set lm.seq_len=1000000", 2, "lm.seq_len: 1000000"},
       {"--set data.format=ptb_char", 1, "ptb.char.train.txt"},
   };
   for (const auto& c : cases) {

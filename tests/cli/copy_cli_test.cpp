@@ -505,6 +505,25 @@ TEST(CopyCli, ProbeMemoryRecordsHeldBytesGrowingWithT) {
   EXPECT_FALSE(fs::exists(dir + "/results/copy/runs.csv")) << "no training run";
 }
 
+// Issue 29: the probe ignored --max-memory (at T = 10^7 it reached 19 GB of RSS). Every T
+// is checked before the first step: one line naming the T, nothing written.
+TEST(CopyCli, ProbeMemoryRefusesATAboveTheMemoryLimit) {
+  const std::string dir = clitest::fresh_dir("x");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  auto r = run(kCopy + " --config tiny.yaml --probe-memory 10 200000 --max-memory 50M", dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("seqbench copy: error: --probe-memory 200000: memory estimate"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("limit of 50.0 MiB (--max-memory)"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/results")) << "nothing is written for a refused probe";
+  // Below the limit it runs.
+  r = run(kCopy + " --config tiny.yaml --probe-memory 10 --max-memory 50M", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(report::read_csv(dir + "/results/copy/memory.csv").rows.size(), 1u);
+}
+
 TEST(CopyCli, AKeyThatDoesNothingForTheChosenCellIsAUsageError) {
   const std::string dir = clitest::fresh_dir("x");
   clitest::write(dir + "/tiny.yaml", kTiny);

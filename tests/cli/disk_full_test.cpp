@@ -77,10 +77,15 @@ void expect_whole_rows(const std::string& path) {
     EXPECT_EQ(table.rows[i].size(), table.columns.size()) << path << " row " << i;
 }
 
-void expect_one_line_disk_full(const clitest::Result& r, const std::string& file) {
+// The hint says --resume only where a checkpoint is there to continue from.
+void expect_one_line_disk_full(const clitest::Result& r, const std::string& file,
+                               const std::string& run_dir) {
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("disk full"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(fs::exists(run_dir + "/checkpoint.sbck") ? "then continue the run with --resume"
+                                                                 : "then start the run again"),
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find(file), std::string::npos) << r.err;
   EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
 }
@@ -107,7 +112,8 @@ train: {batch: 2, steps: 30, log_every: 5, eval_every: 0, eval_batches: 1, check
   SKIP_UNLESS_MOUNTED(disk);
   const std::string run_dir = dir + "/disk/copy/r";
   const auto r = run(kCopy + " --config run.yaml -q --out disk --run-id r", dir);
-  expect_one_line_disk_full(r, "checkpoint");
+  expect_one_line_disk_full(r, "checkpoint", run_dir);
+  EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
   // What was written before is intact: config, whole metrics rows, the step-10 checkpoint.
   std::string ref_config = clitest::slurp(dir + "/ref/copy/r/config.yaml");
   ref_config.replace(ref_config.find("  dir: ref\n"), 11, "  dir: disk\n");
@@ -146,7 +152,7 @@ train: {batch: 2, steps: 5000, log_every: 1, eval_every: 0, eval_batches: 1, thr
   const std::string run_dir = dir + "/disk/copy/r";
   const auto r = run(kCopy + " --config run.yaml -q --out disk --run-id r", dir);
   const bool in_metrics = r.err.find("metrics.csv") != std::string::npos;
-  expect_one_line_disk_full(r, in_metrics ? "metrics.csv" : "log.txt");
+  expect_one_line_disk_full(r, in_metrics ? "metrics.csv" : "log.txt", run_dir);
   expect_whole_rows(run_dir + "/metrics.csv");
   const std::string log = clitest::slurp(run_dir + "/log.txt");
   EXPECT_TRUE(log.empty() || log.back() == '\n') << "log.txt ends inside a line";
@@ -159,8 +165,10 @@ train: {batch: 2, steps: 5000, log_every: 1, eval_every: 0, eval_batches: 1, thr
 
 // Issue 29, item 7: a file-size limit (ulimit -f) is a full disk too. Without handling,
 // the kernel's SIGXFSZ killed the run mid-checkpoint (exit 153) and left the temporary
-// file; now the write fails with EFBIG, reported in one line with the --resume hint, and
-// the temporary file is gone. No root needed: the limit is the shell's ulimit.
+// file; now the write fails with EFBIG, reported in one line, and the temporary file is
+// gone. The first checkpoint is the write that fails, so there is nothing to resume: the
+// hint says to start again (it said --resume, which then failed). No root needed: the
+// limit is the shell's ulimit.
 TEST(DiskFull, AFileSizeLimitIsReportedLikeAFullDiskAndLeavesNoTemporaryFile) {
   const std::string dir = clitest::fresh_dir("x");
   // Parameters, gradients' slots: a checkpoint of about 3 MiB, above the 1 MiB limit
@@ -172,7 +180,37 @@ TEST(DiskFull, AFileSizeLimitIsReportedLikeAFullDiskAndLeavesNoTemporaryFile) {
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("file size limit reached"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("then start the run again: it wrote no checkpoint to resume from (remove '"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("--resume"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/results/copy/big/checkpoint.sbck"));
   for (const auto& e : fs::directory_iterator(dir + "/results/copy/big"))
     EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+  // What the hint says works: the directory removed, the run starts again and finishes.
+  fs::remove_all(dir + "/results/copy/big");
+  const auto again = run(kCopy + " --demo --run-id big --set model.hidden=256 --set train.steps=4 "
+                                 "--set train.checkpoint_every=2 --set train.eval_every=2 -q --threads 1",
+                         dir);
+  EXPECT_EQ(again.code, 0) << again.err;
+}
+
+// The other side: a small checkpoint every 5 updates, and a metrics row and a log line
+// every update, so that metrics.csv or log.txt reaches the limit (16 to 32 KiB) long after
+// the first checkpoint. The hint says --resume, and the resume then finishes the run.
+TEST(DiskFull, AFileSizeLimitAfterACheckpointSuggestsResumeAndTheResumeFinishes) {
+  const std::string dir = clitest::fresh_dir("x");
+  const std::string flags =
+      " --demo --run-id r --set model.hidden=8 --set train.steps=1500 --set train.log_every=1 "
+      "--set train.checkpoint_every=5 --set train.eval_every=0 --set train.gradnorm_every=0 "
+      "-q --threads 1";
+  const auto r = run("ulimit -f 32; exec " + kCopy + flags, dir);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("file size limit reached"), std::string::npos) << r.err;
+  ASSERT_TRUE(fs::exists(dir + "/results/copy/r/checkpoint.sbck")) << r.err;
+  EXPECT_NE(r.err.find("then continue the run with --resume"), std::string::npos) << r.err;
+  const auto resumed = run(kCopy + " --out results --run-id r --resume -q --threads 1", dir);
+  EXPECT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_TRUE(fs::exists(dir + "/results/copy/r/summary.json"));
 }

@@ -34,6 +34,55 @@ TEST(ListCli, StartsUnderAnAddressSpaceLimit) {
   EXPECT_NE(r.out.find("## Recurrent cells"), std::string::npos) << r.out.substr(0, 200);
 }
 
+// Issue 29: below about 300 MB even one OpenMP thread's OpenBLAS buffers do not fit, and
+// every command spun in OpenBLAS's start-up for ever (`ulimit -v 150000; seqbench
+// --version`, a tiny run at 100000, a big model at 200000). Such a process now stops
+// before any library starts: one line naming the limit, exit 1. The same with more
+// threads asked for than fit.
+TEST(ListCli, AnAddressSpaceLimitTooSmallToStartIsOneLineNotAHang) {
+  if (testutil::kUnderAsan) GTEST_SKIP() << "AddressSanitizer cannot run under ulimit -v";
+  const std::string dir = clitest::fresh_dir("limit");
+  for (const std::string& args : {std::string("--version"), std::string("list"),
+                                  std::string("copy --demo --set train.steps=1 -q")}) {
+    for (const char* kib : {"100000", "150000", "200000"}) {
+      const auto r = run(std::string("ulimit -v ") + kib + " && exec env -u OMP_NUM_THREADS timeout 120 " +
+                             kFront + " " + args,
+                         dir);
+      EXPECT_EQ(r.code, 1) << args << " at " << kib << ": " << r.err;
+      EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+      EXPECT_EQ(r.err.rfind(std::string("seqbench: error: the virtual memory limit (ulimit -v ") +
+                                kib + ") is too small to start: OpenBLAS sets up 1 buffer of "
+                                "128 MiB (one per OpenMP thread)",
+                            0),
+                0u)
+          << r.err;
+      EXPECT_TRUE(r.out.empty()) << r.out;
+    }
+  }
+  // OMP_NUM_THREADS given: its threads are what must fit.
+  const auto r = run("ulimit -v 400000 && exec env OMP_NUM_THREADS=8 timeout 120 " + kFront + " --version", dir);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("8 buffers of 128 MiB (one per OpenMP thread)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("or set OMP_NUM_THREADS=1"), std::string::npos) << r.err;
+}
+
+// OpenBLAS maps one more buffer at its first call, and hung there the same way: a run that
+// starts under the limit but has no room for that buffer fails in one line instead.
+TEST(ListCli, AnOpenBlasCallWithoutRoomUnderALimitIsAnErrorNotAHang) {
+  if (testutil::kUnderAsan) GTEST_SKIP() << "AddressSanitizer cannot run under ulimit -v";
+  const std::string dir = clitest::fresh_dir("gemm");
+  const auto r = run("ulimit -v 300000 && exec env -u OMP_NUM_THREADS timeout 120 " + kFront +
+                         " copy --demo --set train.gemm=openblas --set train.steps=2 -q --out out",
+                     dir);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("gemm: the virtual memory limit (ulimit -v 300000) leaves no room for the "
+                       "128 MiB buffer OpenBLAS maps at its first call"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("or set train.gemm: onednn"), std::string::npos) << r.err;
+}
+
 TEST(ListCli, DocsModelsMdIsTheOutputOfSeqbenchList) {
   const std::string dir = clitest::fresh_dir("list");
   const auto r = run(kFront + " list", dir);

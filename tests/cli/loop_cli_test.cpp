@@ -99,6 +99,13 @@ TEST(LoopCli, UnknownOptionsAreOneLineAndExit2) {
   const auto sub = run(kFront + " report bogus", dir);
   EXPECT_EQ(sub.code, 2) << sub.err;
   EXPECT_TRUE(contains(sub.err, "unknown subcommand 'bogus' (have: gradnorm, curves")) << sub.err;
+  // An option given twice is named in our words, not CLI11's "At Most 1 required".
+  const auto twice = run(kFront + " copy --demo --threads 1 --threads 2 --dump-config", dir);
+  EXPECT_EQ(twice.code, 2) << twice.err;
+  EXPECT_EQ(clitest::count_lines(twice.err), 1) << twice.err;
+  EXPECT_TRUE(contains(twice.err, "seqbench copy: error: --threads given 2 times; it takes one value"))
+      << twice.err;
+  EXPECT_FALSE(contains(twice.err, "At Most")) << twice.err;
 }
 
 // What a command prints must reach its reader: stdout on a full device is an error.
@@ -108,9 +115,18 @@ TEST(LoopCli, AFailedWriteToStandardOutputIsAnError) {
   auto r = run("(" + kFront + " copy --demo --dump-config > /dev/full)", dir);
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
-  EXPECT_TRUE(contains(r.err, "seqbench copy: error: writing to standard output failed")) << r.err;
+  EXPECT_TRUE(contains(r.err, "seqbench copy: error: cannot write to standard output")) << r.err;
   r = run("(" + kFront + " copy --demo --dump-config > /dev/null)", dir);
   EXPECT_EQ(r.code, 0) << r.err;
+  // The same through an experiment's own binary, and for `--version`.
+  for (const std::string& cmd : {std::string(SEQBENCH_COPY_BIN) + " --demo --dump-config",
+                                 std::string(SEQBENCH_STABILITY_BIN) + " --demo --dump-config",
+                                 kFront + " --version"}) {
+    r = run("(" + cmd + " > /dev/full)", dir);
+    EXPECT_EQ(r.code, 1) << cmd << "\n" << r.err;
+    EXPECT_EQ(clitest::count_lines(r.err), 1) << cmd << "\n" << r.err;
+    EXPECT_TRUE(contains(r.err, "error: cannot write to standard output")) << cmd << "\n" << r.err;
+  }
 }
 
 TEST(LoopCli, ListPresetsGivesPurposeAndStatedTime) {

@@ -104,20 +104,53 @@ TEST(SweepCli, CtrlCCheckpointsAndTheSameCommandContinuesToTheSameNumbers) {
   EXPECT_EQ(finals(dir + "/cut/copy/runs.csv"), finals(dir + "/whole/copy/runs.csv"));
 }
 
+// A run that resolves (--dump-config) but fails when it starts: its corpus is not there.
+// Even under -q the sweep says which run failed and where its log is (issue 29: it exited
+// 1 saying nothing).
 TEST(SweepCli, AFailedRunIsReportedWithItsLastLogLineAndRetriedOnlyWhenAsked) {
   const std::string dir = clitest::fresh_dir("x");
   const std::string spec = dir + "/bad.yaml";
-  clitest::write(spec, "experiment: copy\nconfigs: [" + kSource +
-                           "/configs/copy/lstm_small.yaml]\nset: {train.stepz: 3}\n");
+  clitest::write(spec, "experiment: char_ptb\nconfigs: [" + kSource +
+                           "/configs/char_ptb/lstm_small.yaml]\nset: {data.dir: nowhere}\n");
   auto r = run(kFront + " sweep " + spec + " -q", dir);
   EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("seqbench sweep: error: 1 of 1 run failed: lstm_small-s1 (exit 2; log "),
+            std::string::npos)
+      << r.err;
   r = run(kFront + " sweep status " + spec, dir);
-  EXPECT_NE(r.out.find("failed       exit 2: seqbench copy: error: --set train.stepz=3: unknown key"),
+  EXPECT_NE(r.out.find("failed       exit 2: seqbench char_ptb: error: data.dir: no corpus at 'nowhere'"),
             std::string::npos)
       << r.out;
   r = run(kFront + " sweep " + spec, dir);
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("1 failed run not retried (--retry-failed"), std::string::npos) << r.err;
+}
+
+// Issue 29: a misspelt key in `set`, a device as a config and a second YAML document in a
+// `set` value made every run fail, and under -q the sweep exited 1 saying nothing. The
+// configs are now checked before any run starts: one line, exit 2, nothing written.
+TEST(SweepCli, AConfigThatCannotResolveStopsTheSweepBeforeAnyRunStarts) {
+  const std::string dir = clitest::fresh_dir("x");
+  const std::string cfg = kSource + "/configs/copy/lstm_small.yaml";
+  struct Case {
+    std::string configs, set, must_contain;
+  };
+  const Case cases[] = {
+      {cfg, "{train.stepz: 3}", "run lstm_small-T3-s1 would fail: --set train.stepz=3: unknown key"},
+      {cfg + ", /dev/zero", "{train.steps: 3}", "run zero-T3-s1 would fail: "},
+      {cfg, "{train.steps: \"5\\n---\\n7\"}", "run lstm_small-T3-s1 would fail: --set train.steps="},
+  };
+  for (const Case& c : cases) {
+    clitest::write(dir + "/bad.yaml", "experiment: copy\nconfigs: [" + c.configs + "]\nset: " +
+                                          c.set + "\ngrid: {task.T: [3, 4]}\nout: out\n");
+    const auto r = run(kFront + " sweep bad.yaml -q", dir);
+    EXPECT_EQ(r.code, 2) << c.set << "\n" << r.err;
+    EXPECT_EQ(clitest::count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("seqbench sweep: error: bad.yaml: " + c.must_contain), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(dir + "/out")) << c.set << ": nothing runs, nothing is written";
+  }
 }
 
 TEST(SweepCli, TwoProcessesNeverWriteOneRunDirectory) {

@@ -181,3 +181,26 @@ TEST(SweepEstimateCli, MeasurementsThatGotHalfACoreAlsoGiveTheTimeOnCoresOfTheir
   EXPECT_TRUE(has(r.out, "On cores of their own: the measurements got 50% of a core")) << r.out;
   EXPECT_TRUE(has(r.out, "CPU time 0.0118 core-hours, wall time 21 s")) << r.out;
 }
+
+// Issue 29: a dry run resolved every grid point with a process of its own, so a 10^4-point
+// grid took 104 s and a 10^5-point one hung. Past a few hundred configs the estimate is
+// not made (it says so), and the listing of the full 10^5 runs comes out whole.
+TEST(SweepEstimateCli, ADryRunOfTheLargestGridListsEveryRunAndSkipsTheEstimate) {
+  const std::string dir = clitest::fresh_dir("x");
+  std::string Ts, hs;
+  for (int i = 1; i <= 1000; ++i) Ts += (i > 1 ? ", " : "") + std::to_string(i);
+  for (int i = 1; i <= 100; ++i) hs += (i > 1 ? ", " : "") + std::to_string(i);
+  clitest::write(dir + "/big.yaml", "experiment: copy\nconfigs: [" + kSource +
+                                        "/configs/copy/lstm_small.yaml]\ngrid:\n  task.T: [" + Ts +
+                                        "]\n  model.hidden: [" + hs + "]\nout: " + dir + "/big\n");
+  const auto r = run(kFront + " sweep big.yaml --dry-run", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "99999  pending      seqbench copy --config ")) << r.out.substr(0, 2000);
+  EXPECT_TRUE(has(r.out, "lstm_small-T1000-hidden100-s1")) << r.out.substr(r.out.size() - 2000);
+  EXPECT_TRUE(has(r.out, "\n100000 run(s) into " + dir + "/big/copy/")) << r.out.substr(r.out.size() - 2000);
+  EXPECT_TRUE(has(r.out, "Estimate: not made: the 100000 runs to go (0 done, 0 running, 0 failed) "
+                         "have 100000 distinct configs, more than the 200"))
+      << r.out.substr(r.out.size() - 2000);
+  EXPECT_EQ(clitest::count_lines(r.out), 100000 + 3) << r.out.substr(r.out.size() - 2000);
+  EXPECT_FALSE(fs::exists(dir + "/big")) << "a dry run writes nothing";
+}

@@ -197,6 +197,8 @@ INSTANTIATE_TEST_SUITE_P(
         WtBadConfig{"bptt", "--set train.bptt=5", "train.bptt"},
         WtBadConfig{"no_data", "--set data.dir=nowhere", "data.dir: no corpus at 'nowhere'"},
         WtBadConfig{"too_short", "--set data.eval_batch=400", "data.eval_batch"},
+        WtBadConfig{"seq_len_above_a_column", "--set lm.seq_len=1000",
+                  "lm.seq_len: 1000 is longer than a training segment can be"},
         WtBadConfig{"format", "--set data.format=ptb_char", "data.format"},
         WtBadConfig{"relative_positions", "--set model.relative_positions=-1",
                   "model.relative_positions"}),
