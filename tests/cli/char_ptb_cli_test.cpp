@@ -162,7 +162,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(std::pair{"lstm", "ours"}, std::pair{"lstm", "onednn"},
                       std::pair{"rel_lstm", "ours"}, std::pair{"momentum_lstm", "ours"},
                       std::pair{"stable_lstm", "ours"}, std::pair{"sab", "ours"},
-                      std::pair{"gla", "ours"}, std::pair{"mamba", "ours"}),
+                      std::pair{"gla", "ours"}, std::pair{"mamba", "ours"},
+                      std::pair{"mlstm", "ours"}, std::pair{"slstm", "ours"}),
     [](const auto& p) { return std::string(p.param.first) + "_" + p.param.second; });
 
 TEST(CharPtbCli, ReadsThePtbCharFormatAsRealData) {
