@@ -170,6 +170,29 @@ TEST(SlstmMixer, FloatHugeInputGateMatchesDoubleReference) {
   }
 }
 
+// From the zero state with input gates of e^-200 (below float's smallest number): the first
+// token's i' = exp(ĩ - m) must not underflow to 0, or c'/n' is 0 / 0; the output is finite and
+// the double reference's (where e^-200 is representable).
+TEST(SlstmMixer, FloatZeroStateTinyInputGateIsFinite) {
+  const int64_t H = 2, I = 4, O = 8, B = 2, N = 6;
+  core::ParamStoreT<float> ps;
+  auto mixer = nn::make_mixer<float>(nn::kSlstmMixer, cfg_of(H), ps, "mix", I, O);
+  ps.finalize(0);
+  core::Rng rng(6);
+  mixer->init(rng);
+  std::fill_n(ps.get("mix.w.b").value, O, -200.0f);
+  core::TensorT<float> x(core::Shape{B, N, I}), y(core::Shape{B, N, O});
+  std::vector<double> xd(size_t(x.numel()));
+  for (int64_t i = 0; i < x.numel(); ++i) xd[size_t(i)] = x[i] = float(rng.normal());
+  mixer->forward(x.cview(), core::ViewT<const float>(), y.view());
+  Branches br;
+  const auto want = reference(ps, H, I, O, B, N, xd, nullptr, br);
+  for (int64_t i = 0; i < y.numel(); ++i) {
+    ASSERT_TRUE(std::isfinite(y[i])) << "y " << i;
+    ASSERT_NEAR(y[i], want[size_t(i)], 1e-4) << "y " << i;
+  }
+}
+
 // Head 1's units read only head 1's part of h_{t-1}: a state differing only in head 0's h
 // leaves head 1's first output unchanged, and changes head 0's.
 TEST(SlstmMixer, RecurrenceIsBlockDiagonalPerHead) {

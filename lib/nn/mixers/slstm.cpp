@@ -72,10 +72,13 @@ void SlstmMixer<T>::cell(T* pre, const T* hprev, const T* cprev, const T* nprev,
     const T z = std::tanh(pre[2 * O + u]), o = sigmoid(pre[3 * O + u]);
     const T mp = mprev ? mprev[u] : T(0), cp = cprev ? cprev[u] : T(0),
             np = nprev ? nprev[u] : T(0);
-    const T mn = std::max(lf + mp, ig);
+    // From an empty normaliser (the zero state) m = ĩ, as the official code: i' = 1 then,
+    // where max(log f, ĩ) could leave i' = exp(ĩ - log f) = 0 in float and h = 0 / 0. f' may
+    // then overflow, so an empty c' or n' contributes 0 without being multiplied by it.
+    const T mn = np == T(0) ? ig : std::max(lf + mp, ig);
     const T fs = std::exp(lf + mp - mn), is = std::exp(ig - mn);
-    c[u] = fs * cp + is * z;
-    n[u] = fs * np + is;
+    c[u] = (cp == T(0) ? T(0) : fs * cp) + is * z;
+    n[u] = (np == T(0) ? T(0) : fs * np) + is;
     m[u] = mn;
     h[u] = o * c[u] / n[u];
   }
@@ -166,7 +169,8 @@ void SlstmMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::V
         const T fs = std::exp(lf + mpu - m[u]), is = std::exp(pre[u] - m[u]);
         dp[2 * O + u] = dcu * is * (T(1) - z * z);
         dp[u] = (dcu * z + dnu) * is;
-        const T dlf = (dcu * cpu + dnu * npu) * fs;
+        const T dlf =
+            (cpu == T(0) ? T(0) : dcu * cpu * fs) + (npu == T(0) ? T(0) : dnu * npu * fs);
         dp[O + u] = dlf * -std::expm1(lf);
         dc[u] = dcu * fs;
         dn[u] = dnu * fs;

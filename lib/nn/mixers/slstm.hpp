@@ -23,6 +23,9 @@
 // Stabilised (the paper's eq. 15-17): m_t = max(log f_t + m_{t-1}, ĩ_t),
 //   i'_t = exp(ĩ_t - m_t), f'_t = exp(log f_t + m_{t-1} - m_t),
 //   c'_t = f'_t c'_{t-1} + i'_t z_t,  n'_t = f'_t n'_{t-1} + i'_t,  h_t = o_t ⊙ c'_t / n'_t
+// and m_t = ĩ_t where n'_{t-1} = 0 (the zero state; the official code's rule, which keeps
+// i'_t = 1 where exp(ĩ_t - log f_t) could underflow to 0 and leave h = 0 / 0; f'_t may then
+// overflow, so a zero c'_{t-1} or n'_{t-1} adds 0 instead of f'_t times 0),
 // with c'_t = c_t e^{-m_t}, n'_t = n_t e^{-m_t}: the ratio, hence h_t, is the unstabilised one
 // for any values of m, so the backward treats m as a constant (the exact gradient of the
 // unstabilised formula on either side of the max); the initial state's m_0 is a real input
