@@ -48,8 +48,8 @@ mixercheck::Tweak branchy(int64_t H) {
 }
 
 struct Branches {
-  int forget = 0, input = 0;     // m_t = log f_t + m_{t-1}  /  m_t = ĩ_t
-  int norm = 0, one = 0;         // max(|n^T q|, 1) = |n^T q|  /  = 1
+  int forget = 0, input = 0;            // m_t = log f_t + m_{t-1}  /  m_t = ĩ_t
+  int norm = 0, one = 0;                // max(|n^T q|, 1) = |n^T q|  /  = 1
   double m_gap = 1e300, n_gap = 1e300;  // the smallest distance from a tie of each
 };
 
@@ -84,7 +84,8 @@ std::vector<double> reference(P& ps, int64_t H, int64_t I, int64_t O, int64_t B,
       }
       for (int64_t h = 0; h < H; ++h) {
         double ig = bg[h], fg = bg[H + h];
-        for (int64_t c = 0; c < I; ++c) ig += Wg[h * I + c] * xt[c], fg += Wg[(H + h) * I + c] * xt[c];
+        for (int64_t c = 0; c < I; ++c)
+          ig += Wg[h * I + c] * xt[c], fg += Wg[(H + h) * I + c] * xt[c];
         const double f = 1 / (1 + std::exp(-fg)), i = std::exp(ig);
         const double a = std::log(f) + m[h];
         (a >= ig ? br.forget : br.input)++;
@@ -183,8 +184,8 @@ TEST(MlstmMixer, StabilisedEqualsUnstabilisedAndGradientsOnBothBranches) {
   auto* m = dynamic_cast<nn::MlstmMixer<double>*>(fx.mixer.get());
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->stabilizer().numel(), B * N * H);
-  mixercheck::expect_gradients(nn::kMlstmMixer, cfg, I, O, B, N, 31, mixercheck::normal_state,
-                               1e-5, branchy(H));
+  mixercheck::expect_gradients(nn::kMlstmMixer, cfg, I, O, B, N, 31, mixercheck::normal_state, 1e-5,
+                               branchy(H));
   // From the zero state too.
   DTensor y0(fx.y.shape());
   fx.mixer->forward(fx.x.cview(), core::ViewT<const double>(), y0.view());

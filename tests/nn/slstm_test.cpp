@@ -129,8 +129,8 @@ TEST(SlstmMixer, EstimateMatchesHeld) {
 
 TEST(SlstmMixer, StabilisedEqualsUnstabilisedAndGradientsOnBothBranches) {
   const int64_t H = 2, I = 5, O = 6, B = 2, N = 9;
-  mixercheck::MixerFixture<double> fx(nn::kSlstmMixer, cfg_of(H), I, O, B, N, 31,
-                                      slstm_state(O), branchy());
+  mixercheck::MixerFixture<double> fx(nn::kSlstmMixer, cfg_of(H), I, O, B, N, 31, slstm_state(O),
+                                      branchy());
   fx.loss();
   Branches br;
   const std::vector<double> x(fx.x.data(), fx.x.data() + fx.x.numel());

@@ -1,5 +1,4 @@
 #include "nn/mixers/mlstm.hpp"
-#include "nn/mixers/mixer_math.hpp"
 
 #include <omp.h>
 
@@ -10,6 +9,7 @@
 #include "core/buffer.hpp"
 #include "core/check.hpp"
 #include "nn/fast_math.hpp"
+#include "nn/mixers/mixer_math.hpp"
 #include "nn/parallel.hpp"
 
 namespace seqbench::nn {
@@ -35,7 +35,7 @@ struct Ws {
     P = D + L * L;
     dP = P + L * L;
     dO = dP + L * L;
-    st = dO + L * d;          // the running state / its gradient (d² + d + 1)
+    st = dO + L * d;           // the running state / its gradient (d² + d + 1)
     tmp = st + d * d + d + 1;  // (d)
   }
 };
@@ -50,8 +50,8 @@ T dot(const T* a, const T* b, int64_t n) {
 }  // namespace
 
 template <class T>
-MlstmMixer<T>::MlstmMixer(const MixerConfig& cfg, core::ParamStoreT<T>& ps,
-                          const std::string& name, int64_t input, int64_t output)
+MlstmMixer<T>::MlstmMixer(const MixerConfig& cfg, core::ParamStoreT<T>& ps, const std::string& name,
+                          int64_t input, int64_t output)
     : h_(cfg.heads),
       d_(heads_width(cfg, output)),
       c_(cfg.chunk),
@@ -59,8 +59,8 @@ MlstmMixer<T>::MlstmMixer(const MixerConfig& cfg, core::ParamStoreT<T>& ps,
       gates_(ps, name + ".gates", input, 2 * cfg.heads, true),
       out_(ps, name + ".out", output, output, false) {
   if (c_ < 1)
-    throw core::UsageError(fmt::format(
-        "{}: model.mixer.chunk = {} must be at least 1 (hint: chunk: 64)", name, c_));
+    throw core::UsageError(
+        fmt::format("{}: model.mixer.chunk = {} must be at least 1 (hint: chunk: 64)", name, c_));
   if (cfg.short_conv > 0)
     conv_ = std::make_unique<ShortConv<T>>(ps, name + ".conv", 2 * output, cfg.short_conv);
 }
@@ -90,7 +90,7 @@ T* MlstmMixer<T>::kept(int64_t b, int64_t h, int64_t c) const {
 template <class T>
 size_t MlstmMixer<T>::estimate_bytes(int64_t B, int64_t N) const {
   const int64_t O = output_size(), H = h_, BN = B * N, L = std::min(c_, N);
-  int64_t floats = BN * 4 * O + BN * 2 * H + 2 * BN * H + 2 * BN * O  // p, g, m, den, h̃, z
+  int64_t floats = BN * 4 * O + BN * 2 * H + 2 * BN * H + 2 * BN * O      // p, g, m, den, h̃, z
                    + B * H * chunks(N) * head_state() + B * state_size()  // kept, final
                    + BN * 4 * O + BN * 2 * H;                             // dp, dg
   if (conv_) floats += conv_->held_floats(B, N);
@@ -262,7 +262,8 @@ void MlstmMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::V
   // then dz = dy Wo into z's buffer.
 #pragma omp parallel for schedule(static) if (BN * O >= kRowParallelMin)
   for (int64_t r = 0; r < BN; ++r)
-    for (int64_t j = 0; j < O; ++j) z[r * O + j] = sigmoid(p[r * ld + 3 * O + j]) * ht_.data()[r * O + j];
+    for (int64_t j = 0; j < O; ++j)
+      z[r * O + j] = sigmoid(p[r * ld + 3 * O + j]) * ht_.data()[r * O + j];
   out_.backward(z_.cview(), dy2, core::ViewT<T>());
   gemm<T>(Trans::N, Trans::N, BN, O, O, T(1), dy2.data, O, out_.w().value, O, T(0), z, O);
   const T kscale = T(1.0 / std::sqrt(double(d)));
@@ -349,7 +350,8 @@ void MlstmMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::V
         const T* qt = q + t * ld;
         const T* dO = w.dO + t * d;
         T* dqt = dq + t * ld;
-        // dq_t = e_t (C'_0^T dnum_t + dden_t n'_0); ε_t = e_t (dnum_t · C'_0 q_t + dden_t n'_0 · q_t)
+        // dq_t = e_t (C'_0^T dnum_t + dden_t n'_0); ε_t = e_t (dnum_t · C'_0 q_t + dden_t n'_0 ·
+        // q_t)
         T eps = w.dA[t] * dot(n0, qt, d);
         for (int64_t j = 0; j < d; ++j) dqt[j] = w.dA[t] * n0[j];
         for (int64_t i = 0; i < d; ++i) {
@@ -413,8 +415,8 @@ void MlstmMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::V
   qkvo_.backward(x2, dp_.cview(), dx2);
   gates_.backward(x2, dg_.cview(), core::ViewT<T>());
   if (dx.data)
-    gemm<T>(Trans::N, Trans::N, BN, I, 2 * H, T(1), dg, 2 * H, gates_.w().value, I, T(1),
-            dx.data, I);
+    gemm<T>(Trans::N, Trans::N, BN, I, 2 * H, T(1), dg, 2 * H, gates_.w().value, I, T(1), dx.data,
+            I);
 }
 
 template <class T>

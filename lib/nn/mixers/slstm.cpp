@@ -1,5 +1,4 @@
 #include "nn/mixers/slstm.hpp"
-#include "nn/mixers/mixer_math.hpp"
 
 #include <omp.h>
 
@@ -10,6 +9,7 @@
 #include "core/buffer.hpp"
 #include "core/check.hpp"
 #include "nn/fast_math.hpp"
+#include "nn/mixers/mixer_math.hpp"
 
 namespace seqbench::nn {
 
@@ -19,8 +19,8 @@ using mixer_math::heads_width;
 using mixer_math::log_sigmoid;
 
 template <class T>
-SlstmMixer<T>::SlstmMixer(const MixerConfig& cfg, core::ParamStoreT<T>& ps,
-                          const std::string& name, int64_t input, int64_t output)
+SlstmMixer<T>::SlstmMixer(const MixerConfig& cfg, core::ParamStoreT<T>& ps, const std::string& name,
+                          int64_t input, int64_t output)
     : o_(output),
       h_(cfg.heads),
       d_(heads_width(cfg, output)),
@@ -54,8 +54,8 @@ size_t SlstmMixer<T>::held_bytes() const {
 }
 
 template <class T>
-void SlstmMixer<T>::cell(T* pre, const T* hprev, const T* cprev, const T* nprev,
-                         const T* mprev, T* c, T* n, T* m, T* h) const {
+void SlstmMixer<T>::cell(T* pre, const T* hprev, const T* cprev, const T* nprev, const T* mprev,
+                         T* c, T* n, T* m, T* h) const {
   const int64_t O = o_, d = d_;
   const T* R = r_->value;
   if (hprev)
@@ -169,8 +169,7 @@ void SlstmMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::V
         const T fs = std::exp(lf + mpu - m[u]), is = std::exp(pre[u] - m[u]);
         dp[2 * O + u] = dcu * is * (T(1) - z * z);
         dp[u] = (dcu * z + dnu) * is;
-        const T dlf =
-            (cpu == T(0) ? T(0) : dcu * cpu * fs) + (npu == T(0) ? T(0) : dnu * npu * fs);
+        const T dlf = (cpu == T(0) ? T(0) : dcu * cpu * fs) + (npu == T(0) ? T(0) : dnu * npu * fs);
         dp[O + u] = dlf * -std::expm1(lf);
         dc[u] = dcu * fs;
         dn[u] = dnu * fs;
