@@ -28,12 +28,12 @@ initial distributions) and is written the way the papers' reference code compute
                     S += k v'^T, o = q S (q = l2n(silu) / sqrt(d), k = l2n(silu)), RMS norm
                     per head, silu gate, out projection
   mlstm             xLSTM's mLSTM (Beck et al. 2024) in the paper's parallel stabilised form
-                    (Appendix A.3, the official parallel_stabilized_simple without its 1e-6 on
+                    (its appendix; the official parallel_stabilized_simple without its 1e-6 on
                     the normaliser): log D = cumulative log f differences + ĩ, stabilised by
                     the row max, C = (Q K^T / sqrt(d)) ⊙ D, h = C V / max(|row sums of C|,
                     e^{-max}), o = σ(õ) ⊙ h, out projection. Its stabiliser (a row max) is not
                     ours (the recurrence's m), so the check also checks that m cancels
-  slstm             xLSTM's sLSTM (Beck et al. 2024, eq. 8-17): a Python loop over tokens with
+  slstm             xLSTM's sLSTM (Beck et al. 2024, Section 2.2): a Python loop over tokens with
                     the stabiliser m, gates W x + b + R h_{t-1} with R block-diagonal per head,
                     autograd through everything (m included: its gradient cancels)
 The projections of a mixer are one fused Linear where our header has one matrix (qkv,

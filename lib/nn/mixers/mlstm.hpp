@@ -1,5 +1,5 @@
 // mLSTM mixer: the matrix-memory LSTM of xLSTM (Beck et al. 2024, "xLSTM: Extended Long
-// Short-Term Memory", arXiv 2405.04517, Section 2.3 and Appendix A.3), with a chunkwise
+// Short-Term Memory", arXiv 2405.04517, Section 2.3 and its appendix), with a chunkwise
 // training form, the recurrent step and a hand-written backward.
 //
 // Sizes: I input, O output, H = model.mixer.heads, d = O / H (key and value width of a head),
@@ -22,7 +22,7 @@
 //   C_t = f_t C_{t-1} + i_t v_t k_t^T      (d x d, row = value index, column = key index)
 //   n_t = f_t n_{t-1} + i_t k_t            (d)
 //   h̃_t = C_t q_t / max(|n_t^T q_t|, 1),   z_t = o_t ⊙ h̃_t,   y_t = z_t Wo^T
-// Stabilisation (the paper's eq. 15-17 carried over to the mLSTM, Appendix A.3): the state
+// Stabilisation (Section 2.2's, which the paper's appendix carries over to the mLSTM): the state
 // holds C'_t = C_t e^{-m_t}, n'_t = n_t e^{-m_t} and the stabiliser m_t, with
 //   m_t = max(log f_t + m_{t-1}, ĩ_t),  i'_t = exp(ĩ_t - m_t),  f'_t = exp(log f_t + m_{t-1} - m_t)
 //   C'_t = f'_t C'_{t-1} + i'_t v_t k_t^T,  n'_t = f'_t n'_{t-1} + i'_t k_t

@@ -20,7 +20,7 @@
 //   [ĩ | f̃ | z̃ | õ]_t = W x_t + b + R h_{t-1}
 //   i_t = exp(ĩ_t), f_t = σ(f̃_t) (log f_t = logsigmoid(f̃_t)), z_t = tanh(z̃_t), o_t = σ(õ_t)
 //   c_t = f_t c_{t-1} + i_t z_t,  n_t = f_t n_{t-1} + i_t,  h_t = o_t ⊙ c_t / n_t,  y_t = h_t
-// Stabilised (the paper's eq. 15-17): m_t = max(log f_t + m_{t-1}, ĩ_t),
+// Stabilised (Section 2.2): m_t = max(log f_t + m_{t-1}, ĩ_t),
 //   i'_t = exp(ĩ_t - m_t), f'_t = exp(log f_t + m_{t-1} - m_t),
 //   c'_t = f'_t c'_{t-1} + i'_t z_t,  n'_t = f'_t n'_{t-1} + i'_t,  h_t = o_t ⊙ c'_t / n'_t
 // and m_t = ĩ_t where n'_{t-1} = 0 (the zero state; the official code's rule, which keeps
