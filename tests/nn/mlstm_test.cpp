@@ -48,8 +48,9 @@ mixercheck::Tweak branchy(int64_t H) {
 }
 
 struct Branches {
-  int forget = 0, input = 0;            // m_t = log f_t + m_{t-1}  /  m_t = ĩ_t
-  int norm = 0, one = 0;                // max(|n^T q|, 1) = |n^T q|  /  = 1
+  int forget = 0, input = 0;  // m_t = log f_t + m_{t-1}  /  m_t = ĩ_t
+  int switches = 0;       // tokens whose branch differs from the previous token's (same row, head)
+  int norm = 0, one = 0;  // max(|n^T q|, 1) = |n^T q|  /  = 1
   double m_gap = 1e300, n_gap = 1e300;  // the smallest distance from a tie of each
 };
 
@@ -69,6 +70,7 @@ std::vector<double> reference(P& ps, int64_t H, int64_t I, int64_t O, int64_t B,
       p(static_cast<size_t>(4 * O));
   for (int64_t b = 0; b < B; ++b) {
     std::vector<double> C(size_t(H * d * d), 0.0), n(size_t(H * d), 0.0), m(size_t(H), 0.0);
+    std::vector<int> last(size_t(H), -1);  // the previous token's branch
     if (s0)
       for (int64_t h = 0; h < H; ++h) {
         const double* st = s0 + b * S + h * hs;
@@ -89,6 +91,9 @@ std::vector<double> reference(P& ps, int64_t H, int64_t I, int64_t O, int64_t B,
         const double f = 1 / (1 + std::exp(-fg)), i = std::exp(ig);
         const double a = std::log(f) + m[h];
         (a >= ig ? br.forget : br.input)++;
+        const int branch = a >= ig ? 0 : 1;
+        if (last[size_t(h)] >= 0 && last[size_t(h)] != branch) ++br.switches;
+        last[size_t(h)] = branch;
         br.m_gap = std::min(br.m_gap, std::abs(a - ig));
         m[h] = std::max(a, ig);
         const double* q = p.data() + h * d;
@@ -176,6 +181,7 @@ TEST(MlstmMixer, StabilisedEqualsUnstabilisedAndGradientsOnBothBranches) {
     ASSERT_NEAR(fx.y[i], want[size_t(i)], 1e-10 * (1 + std::abs(want[size_t(i)]))) << "y " << i;
   EXPECT_GT(br.forget, 0) << "the stabiliser never kept log f + m";
   EXPECT_GT(br.input, 0) << "the stabiliser never took ĩ";
+  EXPECT_GT(br.switches, 0) << "the stabiliser never changed branch within a sequence";
   EXPECT_GT(br.norm, 0) << "|n^T q| never exceeded 1";
   EXPECT_GT(br.one, 0) << "|n^T q| never fell below 1";
   EXPECT_GT(br.m_gap, 1e-3);

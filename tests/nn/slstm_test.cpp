@@ -53,6 +53,7 @@ mixercheck::Tweak branchy() {
 
 struct Branches {
   int forget = 0, input = 0;
+  int switches = 0;  // tokens whose branch differs from the previous token's (same row, unit)
   double gap = 1e300;
 };
 
@@ -69,6 +70,7 @@ std::vector<double> reference(P& ps, int64_t H, int64_t I, int64_t O, int64_t B,
   std::vector<double> y(size_t(B * N * O)), pre(size_t(4 * O));
   for (int64_t b = 0; b < B; ++b) {
     std::vector<double> h(size_t(O), 0.0), c(size_t(O), 0.0), n(size_t(O), 0.0), m(size_t(O), 0.0);
+    std::vector<int> last(size_t(O), -1);  // the previous token's branch
     if (s0)
       for (int64_t u = 0; u < O; ++u) {
         const double* st = s0 + b * 4 * O;
@@ -89,6 +91,9 @@ std::vector<double> reference(P& ps, int64_t H, int64_t I, int64_t O, int64_t B,
         const double z = std::tanh(pre[2 * O + u]), o = 1 / (1 + std::exp(-pre[3 * O + u]));
         const double a = std::log(f) + m[u];
         (a >= pre[u] ? br.forget : br.input)++;
+        const int branch = a >= pre[u] ? 0 : 1;
+        if (last[size_t(u)] >= 0 && last[size_t(u)] != branch) ++br.switches;
+        last[size_t(u)] = branch;
         br.gap = std::min(br.gap, std::abs(a - pre[u]));
         m[u] = std::max(a, pre[u]);
         c[u] = f * c[u] + i * z;
@@ -139,6 +144,7 @@ TEST(SlstmMixer, StabilisedEqualsUnstabilisedAndGradientsOnBothBranches) {
     ASSERT_NEAR(fx.y[i], want[size_t(i)], 1e-10) << "y " << i;
   EXPECT_GT(br.forget, 0) << "the stabiliser never kept log f + m";
   EXPECT_GT(br.input, 0) << "the stabiliser never took ĩ";
+  EXPECT_GT(br.switches, 0) << "the stabiliser never changed branch within a sequence";
   EXPECT_GT(br.gap, 1e-3);
   mixercheck::expect_gradients(nn::kSlstmMixer, cfg_of(H), I, O, B, N, 31, slstm_state(O), 1e-5,
                                branchy());
