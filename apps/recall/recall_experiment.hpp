@@ -3,7 +3,7 @@
 //   family: transformer  Zoology's stack: token embedding, `model.layers` pre-LN blocks whose
 //                        token mixer is attention (full, local, routing, smyrf, ...) or a
 //                        sequence mixer (linear_attention, retention, gla, lru, mamba,
-//                        deltanet), and a tied output (nn::TransformerLM; section `model`)
+//                        deltanet, mlstm, slstm), and a tied output (nn::TransformerLM; section `model`)
 //   family: recurrent    token embedding (`embedding`), one recurrent cell (section `rnn`:
 //                        lstm, rel_lstm, mem_rnn, sab, ... or a mixer as a cell) and a head.
 // Loss: cross-entropy on the scored positions only (the queries); metric "acc" = accuracy

@@ -204,6 +204,8 @@ const std::vector<CellEntry>& cell_registry() {
     {"lru", "Linear Recurrent Unit: stable complex diagonal recurrence (Orvieto et al. 2023)", kMixer, kOurs, kMixerKeys, A::kNone, "", build_mixer, &kMixerFootprint, &kLruMixer},
     {"mamba", "selective scan: input-dependent delta, B, C after a short causal conv (Mamba, Gu & Dao 2023)", kMixer, kOurs, kMixerKeys, A::kNone, "", build_mixer, &kMixerFootprint, &kMambaMixer},
     {"deltanet", "gated delta rule: S = a S (I - b k k^T) + b v k^T (Gated DeltaNet, Yang et al. 2024)", kMixer, kOurs, kMixerKeys, A::kNone, "", build_mixer, &kMixerFootprint, &kDeltaNetMixer},
+    {"mlstm", "mLSTM: matrix memory C = f C + i v k^T, exponential input gate, stabilised (xLSTM, Beck et al. 2024)", kMixer, kOurs, kMixerKeys, A::kNone, "", build_mixer, &kMixerFootprint, &kMlstmMixer},
+    {"slstm", "sLSTM: scalar memory, exponential gates, normaliser, block-diagonal recurrence per head (xLSTM, Beck et al. 2024)", kMixer, kOurs, kMixerKeys, A::kNone, "", build_mixer, &kMixerFootprint, &kSlstmMixer},
   };
   // clang-format on
   return r;

@@ -162,7 +162,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(std::pair{"lstm", "ours"}, std::pair{"lstm", "onednn"},
                       std::pair{"rel_lstm", "ours"}, std::pair{"momentum_lstm", "ours"},
                       std::pair{"stable_lstm", "ours"}, std::pair{"sab", "ours"},
-                      std::pair{"gla", "ours"}, std::pair{"mamba", "ours"}),
+                      std::pair{"gla", "ours"}, std::pair{"mamba", "ours"},
+                      std::pair{"mlstm", "ours"}, std::pair{"slstm", "ours"}),
     [](const auto& p) { return std::string(p.param.first) + "_" + p.param.second; });
 
 TEST(CharPtbCli, ReadsThePtbCharFormatAsRealData) {
@@ -263,7 +264,8 @@ TEST(CharPtbCli, EveryCommittedPresetResolvesAndTheDemoIsTheSmallLstm) {
     const auto r = run(kCharPtb + " --config '" + e.path().string() + "' --dump-config", dir);
     EXPECT_EQ(r.code, 0) << e.path() << ": " << r.err;
   }
-  EXPECT_EQ(n, 16);  // 4 char-level and 4 word-level models, paper and small
+  // 4 char-level and 4 word-level models, paper and small, and xLSTM's two small mixers
+  EXPECT_EQ(n, 18);
   const auto r = run(kCharPtb + " --demo --dump-config", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("label: lstm-small"), std::string::npos) << r.out;

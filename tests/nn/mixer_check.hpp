@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "core/param_store.hpp"
 #include "gradcheck.hpp"
@@ -32,6 +33,9 @@ inline void normal_state(core::Rng& rng, double* s0, int64_t n) {
   gradcheck::fill_normal(rng, s0, n, 0.5);
 }
 
+// Changes parameters after init (e.g. to put a gate where a test needs it); empty = none.
+using Tweak = std::function<void(core::ParamStoreT<double>& ps)>;
+
 template <class T>
 struct MixerFixture {
   core::ParamStoreT<T> ps;
@@ -41,7 +45,7 @@ struct MixerFixture {
 
   MixerFixture(const nn::MixerFactory& f, const nn::MixerConfig& cfg, int64_t input,
                int64_t output, int64_t b, int64_t n, uint64_t seed,
-               const StateFill& fill = normal_state)
+               const StateFill& fill = normal_state, const Tweak& tweak = {})
       : B(b), N(n), I(input), O(output) {
     mixer = nn::make_mixer<T>(f, cfg, ps, "mix", input, output);
     ps.finalize(0);
@@ -54,6 +58,8 @@ struct MixerFixture {
     w_y.resize(core::Shape{B, N, O});
     core::Rng rng(seed);
     mixer->init(rng);
+    if constexpr (std::is_same_v<T, double>)
+      if (tweak) tweak(ps);
     std::vector<double> tmp(size_t(B * N * I + B * S + B * N * O));
     gradcheck::fill_normal(rng, tmp.data(), B * N * I);
     fill(rng, tmp.data() + B * N * I, B * S);
@@ -73,8 +79,9 @@ struct MixerFixture {
 // Finite differences of every input, initial-state entry and parameter.
 inline void expect_gradients(const nn::MixerFactory& f, const nn::MixerConfig& cfg, int64_t I,
                              int64_t O, int64_t B, int64_t N, uint64_t seed,
-                             const StateFill& fill = normal_state, double rtol = 1e-5) {
-  MixerFixture<double> fx(f, cfg, I, O, B, N, seed, fill);
+                             const StateFill& fill = normal_state, double rtol = 1e-5,
+                             const Tweak& tweak = {}) {
+  MixerFixture<double> fx(f, cfg, I, O, B, N, seed, fill, tweak);
   ASSERT_GT(fx.S, 0);
   fx.loss();
   DTensor dx(fx.x.shape()), ds0(fx.s0.shape());
@@ -100,8 +107,8 @@ inline void expect_gradients(const nn::MixerFactory& f, const nn::MixerConfig& c
 inline void expect_step_matches_forward(const nn::MixerFactory& f, const nn::MixerConfig& cfg,
                                         int64_t I, int64_t O, int64_t B, int64_t N,
                                         uint64_t seed, const StateFill& fill = normal_state,
-                                        double tol = 1e-10) {
-  MixerFixture<double> fx(f, cfg, I, O, B, N, seed, fill);
+                                        double tol = 1e-10, const Tweak& tweak = {}) {
+  MixerFixture<double> fx(f, cfg, I, O, B, N, seed, fill, tweak);
   fx.loss();
   DTensor state = fx.s0, xt(core::Shape{B, I}), yt(core::Shape{B, O});
   for (int64_t t = 0; t < N; ++t) {

@@ -99,7 +99,8 @@ GradCase mixer_case(const char* name) {
 INSTANTIATE_TEST_SUITE_P(Models, TransformerLMGrad,
                          ::testing::Values(full_case(), routing_case(), hashing_case(),
                                            shared_commitment_case(), mixer_case("gla"),
-                                           mixer_case("mamba"), mixer_case("deltanet")),
+                                           mixer_case("mamba"), mixer_case("deltanet"),
+                                           mixer_case("mlstm"), mixer_case("slstm")),
                          [](const auto& p) { return std::string(p.param.name); });
 
 class TransformerLMCausal : public ::testing::TestWithParam<const char*> {};
@@ -140,7 +141,7 @@ TEST_P(TransformerLMCausal, LaterTokensDoNotChangeEarlierLogits) {
 INSTANTIATE_TEST_SUITE_P(Kinds, TransformerLMCausal,
                          ::testing::Values("full", "local:1,routing:1", "random:1,smyrf:1",
                                            "lsh:2", "linear_attention", "retention", "gla",
-                                           "lru", "mamba", "deltanet"),
+                                           "lru", "mamba", "deltanet", "mlstm", "slstm"),
                          [](const auto& p) {
                            std::string s = p.param;
                            for (char& c : s)

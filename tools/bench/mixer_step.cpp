@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--heads", a.heads,
-                 "model.mixer.heads (linear_attention, retention, gla, deltanet)")
+                 "model.mixer.heads (linear_attention, retention, gla, deltanet, mlstm, slstm)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--d-state", a.d_state, "model.mixer.d_state (lru: complex units; mamba: N)")

@@ -27,6 +27,15 @@ initial distributions) and is written the way the papers' reference code compute
   deltanet          fla's naive recurrent gated delta rule: S = α S, v' = β (v - S^T k),
                     S += k v'^T, o = q S (q = l2n(silu) / sqrt(d), k = l2n(silu)), RMS norm
                     per head, silu gate, out projection
+  mlstm             xLSTM's mLSTM (Beck et al. 2024) in the paper's parallel stabilised form
+                    (its appendix; the official parallel_stabilized_simple without its 1e-6 on
+                    the normaliser): log D = cumulative log f differences + ĩ, stabilised by
+                    the row max, C = (Q K^T / sqrt(d)) ⊙ D, h = C V / max(|row sums of C|,
+                    e^{-max}), o = σ(õ) ⊙ h, out projection. Its stabiliser (a row max) is not
+                    ours (the recurrence's m), so the check also checks that m cancels
+  slstm             xLSTM's sLSTM (Beck et al. 2024, Section 2.2): a Python loop over tokens with
+                    the stabiliser m, gates W x + b + R h_{t-1} with R block-diagonal per head,
+                    autograd through everything (m included: its gradient cancels)
 The projections of a mixer are one fused Linear where our header has one matrix (qkv,
 qkvg, deltanet's W_in), so both sides run the same GEMM shapes.
 --references prints the mixers above (run.sh times every mixer `seqbench list` registers,
@@ -362,6 +371,90 @@ class DeltaNet(torch.nn.Module):
         return self.w_o(z)
 
 
+class MLSTM(torch.nn.Module):
+    """lib/nn/mixers/mlstm.hpp: xLSTM's mLSTM, the paper's parallel stabilised form."""
+
+    def __init__(self, E, heads):
+        super().__init__()
+        self.H = heads
+        self.qkvo = torch.nn.Linear(E, 4 * E, bias=False)  # [q | k | v | õ]
+        self.gates = torch.nn.Linear(E, 2 * heads, bias=True)  # [ĩ | f̃] per head
+        self.out = torch.nn.Linear(E, E, bias=False)
+        torch.nn.init.normal_(self.qkvo.weight, 0.0, math.sqrt(2.0 / (5.0 * E)))
+        torch.nn.init.zeros_(self.gates.weight)
+        with torch.no_grad():
+            self.gates.bias[:heads].normal_(0.0, 0.1)
+            self.gates.bias[heads:] = torch.linspace(3.0, 6.0, heads)
+        torch.nn.init.normal_(self.out.weight, 0.0, E ** -0.5)
+
+    def state_floats(self, E):
+        d = E // self.H
+        return self.H * (d * d + d + 1)
+
+    @staticmethod
+    def parallel_stabilized(q, k, v, ig, fg):
+        """q, k, v (B, H, N, d); ig, fg (B, H, N) -> h̃ (B, H, N, d)."""
+        N, d = q.shape[-2], q.shape[-1]
+        lf = F.logsigmoid(fg)
+        cum = torch.cat([lf.new_zeros(lf.shape[:-1] + (1,)), lf.cumsum(-1)], -1)  # (B, H, N+1)
+        lfm = cum[..., 1:, None] - cum[..., None, 1:]  # Σ_{s<r<=t} log f_r at [t, s]
+        mask = torch.ones(N, N, dtype=torch.bool, device=q.device).tril()
+        logd = torch.where(mask, lfm + ig[..., None, :], torch.full_like(lfm, -math.inf))
+        mx = logd.max(-1, keepdim=True).values  # (B, H, N, 1)
+        C = (q @ (k / math.sqrt(d)).transpose(-2, -1)) * torch.exp(logd - mx)
+        norm = torch.maximum(C.sum(-1, keepdim=True).abs(), torch.exp(-mx))
+        return (C / norm) @ v
+
+    def forward(self, x):
+        E = x.shape[-1]
+        H = self.H
+        q, k, v, o = torch.split(self.qkvo(x), [E, E, E, E], -1)
+        ig, fg = torch.split(self.gates(x), [H, H], -1)
+        h = self.parallel_stabilized(heads_split(q, H), heads_split(k, H), heads_split(v, H),
+                                     ig.transpose(1, 2), fg.transpose(1, 2))
+        return self.out(torch.sigmoid(o) * heads_merge(h))
+
+
+class SLSTM(torch.nn.Module):
+    """lib/nn/mixers/slstm.hpp: xLSTM's sLSTM, a loop over tokens."""
+
+    def __init__(self, E, heads):
+        super().__init__()
+        self.H = heads
+        d = E // heads
+        self.w = torch.nn.Linear(E, 4 * E, bias=True)  # [ĩ | f̃ | z̃ | õ], PyTorch's init
+        with torch.no_grad():
+            self.w.bias.zero_()
+            self.w.bias[E:2 * E] = torch.linspace(3.0, 6.0, heads).repeat_interleave(d)
+        # r (4E, d): row g E + h d + i, column j (gate g, head h, unit i <- h_{t-1}[h d + j])
+        self.r = torch.nn.Parameter(torch.empty(4 * E, d).uniform_(-d ** -0.5, d ** -0.5))
+
+    def state_floats(self, E):
+        return 4 * E
+
+    def forward(self, x):
+        B, N, E = x.shape
+        H = self.H
+        d = E // H
+        px = self.w(x)
+        R = self.r.view(4, H, d, d)
+        h = c = n = m = x.new_zeros(B, E)
+        ys = []
+        for t in range(N):
+            rec = torch.einsum('ghij,bhj->bghi', R, h.view(B, H, d)).reshape(B, 4 * E)
+            ig, fg, zg, og = torch.split(px[:, t] + rec, [E, E, E, E], -1)
+            lf = F.logsigmoid(fg)
+            m_new = torch.maximum(lf + m, ig)
+            i = torch.exp(ig - m_new)
+            f = torch.exp(lf + m - m_new)
+            c = f * c + i * torch.tanh(zg)
+            n = f * n + i
+            h = torch.sigmoid(og) * c / n
+            m = m_new
+            ys.append(h)
+        return torch.stack(ys, 1)
+
+
 # The references, keyed by our mixer's name: (E, heads, d_state, chunk) -> the module.
 # Which mixers the bench runs comes from `seqbench list` (run.sh); a registered mixer
 # missing here is timed on our side only and named as having no reference.
@@ -372,6 +465,8 @@ REFERENCES = {
     "lru": lambda E, heads, d_state, chunk: LRU(E, d_state),
     "mamba": lambda E, heads, d_state, chunk: Mamba(E, d_state),
     "deltanet": lambda E, heads, d_state, chunk: DeltaNet(E, heads),
+    "mlstm": lambda E, heads, d_state, chunk: MLSTM(E, heads),
+    "slstm": lambda E, heads, d_state, chunk: SLSTM(E, heads),
 }
 
 

@@ -28,13 +28,14 @@ namespace seqbench::nn {
 
 // model.mixer: the options of the mixers. Keys a mixer does not read keep their defaults.
 struct MixerConfig {
-  int64_t heads = 1;      // linear_attention, retention, gla, deltanet: heads (O % heads == 0)
+  int64_t heads = 1;      // linear_attention, retention, gla, deltanet, mlstm, slstm: heads
+                          // (O % heads == 0)
   int64_t d_state = 16;   // lru: complex state size N; mamba: state size N per channel
   int64_t expand = 2;     // mamba: inner width = expand * O
   int64_t conv = 4;       // mamba: width of the short causal depthwise convolution
   int64_t short_conv = 4; // linear_attention, retention, gla, deltanet: width of the causal
-                          // depthwise convolution (+ SiLU) on q, k, v; 0 = none
-                          // (nn/mixers/short_conv.hpp)
+                          // depthwise convolution (+ SiLU) on q, k, v (mlstm: on q, k);
+                          // 0 = none (nn/mixers/short_conv.hpp)
   int64_t chunk = 64;     // the chunked training form's chunk length (and the scans'
                           // checkpoint interval: states kept every chunk tokens)
 
@@ -42,7 +43,8 @@ struct MixerConfig {
 
   template <class V>
   void visit(V& v) {
-    v("heads", heads, "linear_attention / retention / gla / deltanet: heads (width % heads == 0)",
+    v("heads", heads,
+      "linear_attention / retention / gla / deltanet / mlstm / slstm: heads (width % heads == 0)",
       config::range(1, 4096));
     v("d_state", d_state, "lru: complex state size N; mamba: state size N per channel",
       config::range(1, 65536).because("Mamba uses 16; the LRU paper 64 to 256"));
@@ -51,7 +53,8 @@ struct MixerConfig {
       config::range(1, 64).because("Mamba uses 4"));
     v("short_conv", short_conv,
       "linear_attention / retention / gla / deltanet: width of the causal depthwise "
-      "convolution (then SiLU) on q, k and v, as fla's ShortConvolution; 0 = none",
+      "convolution (then SiLU) on q, k and v, as fla's ShortConvolution (mlstm: on q and k, "
+      "as the xLSTM mLSTM block); 0 = none",
       config::range(0, 64).because("fla and Zoology use 4"));
     v("chunk", chunk,
       "chunk length of the chunked training form; the scans keep their state every chunk "
@@ -138,5 +141,7 @@ extern const MixerFactory kGlaMixer;              // gla.cpp (data-dependent dec
 extern const MixerFactory kLruMixer;              // lru.cpp
 extern const MixerFactory kMambaMixer;            // selective_scan.cpp
 extern const MixerFactory kDeltaNetMixer;         // deltanet.cpp
+extern const MixerFactory kMlstmMixer;            // mlstm.cpp (xLSTM's matrix memory)
+extern const MixerFactory kSlstmMixer;            // slstm.cpp (xLSTM's scalar memory)
 
 }  // namespace seqbench::nn
