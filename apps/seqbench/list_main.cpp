@@ -11,12 +11,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "apps/experiments.hpp"
+#include "apps/seqbench/sweep_backend.hpp"
+#include "sweep/estimate.hpp"
+#include "sweep/sweep.hpp"
 #include "core/check.hpp"
 #include "core/text.hpp"
 #include "data/tasks.hpp"
@@ -119,6 +123,7 @@ int fail(const std::string& msg) {
 // A preset file: configs/<experiment>/<name>.yaml.
 struct Preset {
   std::string experiment, name, path, purpose, time;
+  std::string measured;  // --estimate: the time one run takes here, from finished runs
 };
 
 // The comment lines at the top of a YAML file, joined with spaces ("# " removed).
@@ -193,16 +198,47 @@ std::vector<Preset> find_presets(const std::string& root, const std::string& onl
   return out;
 }
 
-int presets_main(const std::string& root, const std::string& only, const std::string& format) {
-  const std::vector<Preset> presets = find_presets(root, only);
+// --estimate: what one run of each preset takes at one thread, from the finished runs of
+// this build under `search` (the estimate of `seqbench sweep --dry-run`, docs/sweeps.md).
+void add_estimates(std::vector<Preset>& presets, const std::vector<std::string>& search) {
+  std::map<std::string, std::vector<size_t>> by_experiment;
+  for (size_t i = 0; i < presets.size(); ++i) by_experiment[presets[i].experiment].push_back(i);
+  for (const auto& [experiment, members] : by_experiment) {
+    sweep::Spec spec;
+    spec.path = "list presets";
+    spec.name = "presets";
+    spec.experiment = experiment;
+    spec.out = "results/.list-presets-unused";  // read only: nothing runs, nothing is written
+    for (size_t i : members) spec.configs.push_back(presets[i].path);
+    const std::vector<sweep::Run> runs = sweep::expand(spec);
+    const std::vector<ConfigEstimate> est = estimate_configs(spec, runs, 1, search);
+    for (size_t k = 0; k < members.size(); ++k) {
+      const ConfigEstimate& e = est[k];
+      presets[members[k]].measured =
+          e.seconds ? fmt::format("{}{} ({} run{})", e.may_stop_early ? "at most " : "",
+                                  sweep::format_duration(*e.seconds), e.measured_runs,
+                                  e.measured_runs == 1 ? "" : "s")
+                    : e.why_not.rfind("no finished run", 0) == 0 ? "not measured yet"
+                                                                 : "does not resolve: " + e.why_not;
+    }
+  }
+}
+
+int presets_main(const std::string& root, const std::string& only, const std::string& format,
+                 const std::vector<std::string>& search) {
+  std::vector<Preset> presets = find_presets(root, only);
+  const bool estimate = !search.empty();
+  if (estimate) add_estimates(presets, search);
   if (format == "json") {
     Json out = Json::array();
-    for (const auto& p : presets)
+    for (const auto& p : presets) {
       out.push_back({{"experiment", p.experiment},
                      {"name", p.name},
                      {"path", p.path},
                      {"purpose", p.purpose},
                      {"time", p.time}});
+      if (estimate) out.back()["time_measured_here"] = p.measured;
+    }
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
@@ -211,15 +247,17 @@ int presets_main(const std::string& root, const std::string& only, const std::st
     if (p.experiment != current) {
       current = p.experiment;
       fmt::print("{}## {} (`seqbench {} --config {}/{}/NAME.yaml`)\n\n| preset | purpose | time (as "
-                 "the file states it) |\n|---|---|---|\n",
-                 current == presets.front().experiment ? "" : "\n", current, current, root, current);
+                 "the file states it) |{}\n|---|---|---|{}\n",
+                 current == presets.front().experiment ? "" : "\n", current, current, root, current,
+                 estimate ? " one run here, 1 thread |" : "", estimate ? "---|" : "");
     }
     const auto cell = [](std::string text) {
       for (size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2))
         text.replace(at, 1, "\\|");
       return text;
     };
-    fmt::print("| {} | {} | {} |\n", p.name, cell(p.purpose), p.time.empty() ? "—" : cell(p.time));
+    fmt::print("| {} | {} | {} |{}\n", p.name, cell(p.purpose), p.time.empty() ? "—" : cell(p.time),
+               estimate ? " " + cell(p.measured) + " |" : "");
   }
   if (presets.empty()) fmt::print(stderr, "seqbench list: no presets under {}/\n", root);
   return 0;
@@ -232,11 +270,15 @@ int list_main(int argc, char** argv) {
   for (const auto& f : kFamilies) names.push_back(f.name);
   const std::string usage = fmt::format(
       "usage: seqbench list [--format md|json] [{}]\n"
-      "       seqbench list presets [EXPERIMENT] [--format md|json] [--configs DIR]\n"
+      "       seqbench list presets [EXPERIMENT] [--format md|json] [--configs DIR] [--estimate [--from DIR]]\n"
       "         the preset files (default DIR: configs), each with the first sentence of its\n"
-      "         leading comment and the time the comment states, if it states one\n",
+      "         leading comment and the time the comment states, if it states one; --estimate\n"
+      "         adds what one run takes here at 1 thread, from the finished runs of this build\n"
+      "         under --from (default results; repeatable), as `sweep --dry-run` estimates\n",
       core::join(names, "|"));
-  std::string format = "md", only, configs = "configs", experiment;
+  std::string format = "md", only, configs = "configs", experiment, from;
+  bool estimate = false;
+  std::vector<std::string> search;
   const bool presets = argc > 1 && std::string(argv[1]) == "presets";
   for (int i = presets ? 2 : 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -244,9 +286,17 @@ int list_main(int argc, char** argv) {
       fmt::print("{}", usage);
       return 0;
     }
-    std::string* value = arg == "--format" ? &format : arg == "--configs" && presets ? &configs : nullptr;
+    if (presets && arg == "--estimate") {
+      estimate = true;
+      continue;
+    }
+    std::string* value = arg == "--format"               ? &format
+                         : arg == "--configs" && presets ? &configs
+                         : arg == "--from" && presets    ? &from
+                                                         : nullptr;
     if (value && i + 1 < argc) {
       *value = argv[++i];
+      if (value == &from) search.push_back(from);
     } else if (arg.rfind("--format=", 0) == 0) {
       format = arg.substr(9);
     } else if (value || (!arg.empty() && arg[0] == '-')) {
@@ -263,7 +313,9 @@ int list_main(int argc, char** argv) {
     return fail(fmt::format("--format: '{}' is not md or json", format));
   if (presets) {
     try {
-      return presets_main(configs, experiment, format);
+      if (!search.empty() && !estimate) return fail("--from goes with --estimate (hint: seqbench list --help)");
+      if (estimate && search.empty()) search.push_back("results");
+      return presets_main(configs, experiment, format, estimate ? search : std::vector<std::string>{});
     } catch (const core::Error& e) {
       return fail(e.what());
     }

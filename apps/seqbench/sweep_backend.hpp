@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,18 @@ int print_estimate(const sweep::Spec& spec, const std::vector<sweep::Run>& runs,
 // the sweep file and the run (core::UsageError, or core::Error where the run's error
 // was not a usage error), instead of every run of the config failing.
 void check_configs(const sweep::Spec& spec, const std::vector<sweep::Run>& runs);
+// What one run of each of `runs` (one per config, as `seqbench sweep` would start it with
+// `threads` threads) takes, from the finished runs this build measured under `search`:
+// seconds, or nullopt with why not ("no finished run of this config under results/", or
+// the config's own error). `seqbench list presets --estimate`.
+struct ConfigEstimate {
+  std::optional<double> seconds;
+  bool may_stop_early = false;  // train.target or patience: the time is an upper bound
+  int measured_runs = 0;
+  std::string why_not;
+};
+std::vector<ConfigEstimate> estimate_configs(const sweep::Spec& spec, const std::vector<sweep::Run>& runs,
+                                             int64_t threads, const std::vector<std::string>& search);
 // `--calibrate`: one short run (`updates` updates) of every distinct config of the runs
 // to go that has no measurement at opts.threads yet, one at a time, under
 // <out>/.sweep/calibrate/; a config whose updates took less than min_seconds is run

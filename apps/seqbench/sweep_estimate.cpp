@@ -293,6 +293,32 @@ int run_calibration(const Spec& cal, const Run& run, int64_t threads, bool force
 
 }  // namespace
 
+std::vector<ConfigEstimate> estimate_configs(const Spec& spec, const std::vector<Run>& runs, int64_t threads,
+                                             const std::vector<std::string>& search) {
+  std::vector<std::string> looked_in;
+  const std::vector<Measurement> all = gather(spec, search, looked_in);
+  std::vector<size_t> todo(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) todo[i] = i;
+  std::vector<ConfigEstimate> out(runs.size());
+  for (const Group& g : resolve(spec, runs, todo, threads)) {
+    ConfigEstimate e;
+    if (!g.error.empty()) {
+      e.why_not = g.error;
+    } else {
+      const RunEstimate r = sweep::estimate_run(g.plan, threads, all);
+      e.may_stop_early = g.plan.may_stop_early;
+      if (r.ok) {
+        e.seconds = r.seconds;
+        e.measured_runs = int(r.used.size());
+      } else {
+        e.why_not = fmt::format("no finished run of this config under {}", fmt::join(search, ", "));
+      }
+    }
+    for (size_t i : g.runs) out[i] = e;
+  }
+  return out;
+}
+
 int print_estimate(const Spec& spec, const std::vector<Run>& runs, const EstimateOptions& opts) {
   std::map<State, int> counts;
   const std::vector<size_t> todo = runs_to_go(spec, runs, opts.retry_failed, counts);

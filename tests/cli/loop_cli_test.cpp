@@ -163,6 +163,36 @@ TEST(LoopCli, ListPresetsGivesPurposeAndStatedTime) {
   EXPECT_TRUE(contains(r.err, "no presets at 'configs'")) << r.err;
 }
 
+TEST(LoopCli, ListPresetsEstimateGivesTheTimeOfARunFromFinishedRuns) {
+  const std::string dir = clitest::fresh_dir("presets_estimate");
+  fs::create_directories(dir + "/configs/copy");
+  clitest::write(dir + "/configs/copy/tiny.yaml", "# A tiny copy run.\n" + std::string(kTiny));
+  std::string wider = kTiny;
+  wider.replace(wider.find("hidden: 8"), 9, "hidden: 16");
+  clitest::write(dir + "/configs/copy/wider.yaml", "# The same, wider.\n" + wider);
+  // Nothing finished yet: no time, and it says so.
+  auto r = run(kFront + " list presets copy --configs configs --estimate --from measured", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "| one run here, 1 thread |")) << r.out;
+  EXPECT_EQ(cells_of(line_with(r.out, "| tiny |")).back(), "not measured yet") << r.out;
+  // One finished run of tiny, with another budget (cost-free) and seed: tiny gets a time.
+  const auto t = run(kFront + " copy --config configs/copy/tiny.yaml --set train.steps=30 --seed 4 --out measured -q",
+                     dir);
+  ASSERT_EQ(t.code, 0) << t.err;
+  r = run(kFront + " list presets copy --configs configs --estimate --from measured", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string tiny = cells_of(line_with(r.out, "| tiny |")).back();
+  EXPECT_TRUE(contains(tiny, " s (1 run)")) << r.out;
+  EXPECT_EQ(cells_of(line_with(r.out, "| wider |")).back(), "not measured yet") << r.out;  // other cost keys
+  r = run(kFront + " list presets copy --configs configs --estimate --from measured --format json", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "\"time_measured_here\": \"" + tiny + "\"")) << r.out;
+  // --from alone is a usage error.
+  r = run(kFront + " list presets copy --configs configs --from measured", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(contains(r.err, "--from goes with --estimate")) << r.err;
+}
+
 TEST(LoopCli, RunsListsStatesAndResumeLatestContinuesTheNewest) {
   const std::string dir = clitest::fresh_dir("runs");
   clitest::write(dir + "/tiny.yaml", kTiny);
