@@ -23,6 +23,7 @@
 #include "report/run_configs.hpp"
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
+#include "report/paper_figures.hpp"
 #include "report/plots.hpp"
 
 namespace seqbench::apps {
@@ -84,6 +85,17 @@ int curves_command(const std::vector<std::string>& paths) {
     else
       fmt::print(stderr, "seqbench report curves: no PNG ({}); data and script in {}\n", d.status.message, t.dir);
   }
+  return core::kExitOk;
+}
+
+// `seqbench report scaling [BENCH_DIR] [--out DIR]`.
+int scaling_command(const std::string& bench_dir, const std::string& out) {
+  report::PaperFigure fig;
+  if (!report::attention_scaling_figure(fig, bench_dir, out))
+    throw core::UsageError(fmt::format(
+        "no attention-scaling data in '{}' (hint: make bench writes attention_scaling.dat and .gp there)", bench_dir));
+  if (fig.pngs.empty()) throw core::Error(fmt::format("seqbench report scaling: {}", fig.status));
+  fmt::print("seqbench report scaling: {}\n", fig.pngs.front());
   return core::kExitOk;
 }
 
@@ -172,6 +184,12 @@ int report_main(int argc, char** argv) {
             ->type_name("FILE");
         tables.push_back({sub, &e, &r});
       }
+    CLI::App* scaling = app.add_subcommand(
+        "scaling", "`make bench`'s attention-scaling figure in the house style, with the n^1.5 and n^2 guides");
+    std::string bench_dir = "results/bench", scaling_out;
+    scaling->add_option("BENCH_DIR", bench_dir, "where `make bench` wrote attention_scaling.dat")
+        ->capture_default_str();
+    scaling->add_option("--out", scaling_out, "where the figure goes (default BENCH_DIR)")->type_name("DIR");
     PaperCommand paper_cmd;
     add_paper_commands(app, paper_cmd);
     CLI::App* attention = app.add_subcommand(
@@ -228,6 +246,7 @@ int report_main(int argc, char** argv) {
     if (!config::parse_cli(app, argc, argv)) return static_cast<int>(core::kExitOk);
     if (paper_cmd.parsed()) return paper_command(paper_cmd);
     if (curves->parsed()) return curves_command(curve_paths);
+    if (scaling->parsed()) return scaling_command(bench_dir, scaling_out.empty() ? bench_dir : scaling_out);
     if (swap->parsed()) return attention_swap_command(swap_opts, load_trained_run);
     if (approx->parsed()) return attention_approx_command(approx_opts, load_trained_run);
     if (jsd->parsed()) return attention_jsd_command(jsd_opts, load_trained_run);

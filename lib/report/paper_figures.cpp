@@ -206,8 +206,8 @@ bool stability_figure(PaperFigure& fig, const std::string& kind, const std::stri
 // The attention-scaling figure of `make bench`, redrawn in the house style from its data
 // (attention_scaling.dat: one block per implementation, "# impl: n ms mem_mb"), with the
 // n^1.5 and n^2 guides through the implementations' mean time at the smallest n.
-bool attention_figure(PaperFigure& fig, const std::string& bench_dir, const std::string& dir,
-                      const std::string& gnuplot) {
+bool attention_figure_in(PaperFigure& fig, const std::string& bench_dir, const std::string& dir,
+                         const std::string& gnuplot) {
   const std::string gp = bench_dir + "/attention_scaling.gp", dat_path = bench_dir + "/attention_scaling.dat";
   if (!core::file_exists(gp) || !core::file_exists(dat_path)) return false;
   const std::string dat = core::read_file(dat_path);
@@ -237,19 +237,19 @@ bool attention_figure(PaperFigure& fig, const std::string& bench_dir, const std:
   std::string time_plot, mem_plot, key;
   for (size_t i = 0; i < impls.size(); ++i) {
     const std::string style = series_style(int(i));
-    time_plot += fmt::format("'attention_scaling.dat' index {} using 1:2 with linespoints {}, ", i, style);
-    mem_plot += fmt::format("'attention_scaling.dat' index {} using 1:($3 > 0 ? $3 : NaN) with linespoints {}, ", i,
-                            style);
+    time_plot += fmt::format("'attention_scaling.dat' index {} using 1:2 with linespoints {} notitle, ", i, style);
+    mem_plot += fmt::format(
+        "'attention_scaling.dat' index {} using 1:($3 > 0 ? $3 : NaN) with linespoints {} notitle, ", i, style);
     key += fmt::format("NaN with linespoints {} title {}, ", style, gp_quote(impls[i]));
   }
   const double y0 = at_n0 > 0 ? std::exp(log_sum / at_n0) : 1;
   const std::string n15 = "with lines lc rgb '#555555' dt (2,3) lw 2", n2 = "with lines lc rgb '#555555' dt (8,4) lw 2";
-  const std::string guides =
-      fmt::format("{0} * (x / {1})**1.5 {2}, {0} * (x / {1})**2 {3}", y0, std::isfinite(n0) ? n0 : 1, n15, n2);
+  const std::string guides = fmt::format("{0} * (x / {1})**1.5 {2} notitle, {0} * (x / {1})**2 {3} notitle", y0,
+                                         std::isfinite(n0) ? n0 : 1, n15, n2);
   const std::string plot =
       grid.begin(title) + grid.panel(0) + "set title 'time'\nset ylabel 'ms (median)'\nplot " + time_plot + guides +
       "\n" + grid.panel(1) + "set title 'memory (ours: held bytes; PyTorch: peak - base RSS)'\nset ylabel 'MB'\nplot " +
-      mem_plot + "(x * x * 4 / 1048576) " + n2 + "\n" +
+      mem_plot + "(x * x * 4 / 1048576) " + n2 + " notitle\n" +
       grid.end(key + "NaN " + n15 + " title 'n^1.5 guide', NaN " + n2 + " title 'n^2 guide, n×n floats'");
   render(fig, dir, "attention_scaling", dat, "set logscale x 2\nset logscale y\nset autoscale xfix\nset xlabel 'n'\n",
          plot, 1400, 560, gnuplot);
@@ -622,6 +622,11 @@ bool accuracy_state_figure(PaperFigure& fig, const PaperSpec& paper, const Figur
 
 }  // namespace
 
+bool attention_scaling_figure(PaperFigure& fig, const std::string& bench_dir, const std::string& dir,
+                              const std::string& gnuplot) {
+  return attention_figure_in(fig, bench_dir, dir, gnuplot);
+}
+
 PaperFigure build_paper_figure(const PaperSpec& paper, const FigureSpec& f,
                                const PaperReportOptions& opts) {
   PaperFigure fig;
@@ -630,7 +635,7 @@ PaperFigure build_paper_figure(const PaperSpec& paper, const FigureSpec& f,
   const std::string make =
       f.sweep.empty() ? "" : fmt::format("seqbench sweep configs/papers/{}/{}_small.yaml", paper.name, f.sweep);
   if (f.kind == "attention_scaling") {
-    if (!attention_figure(fig, opts.bench_dir, dir, opts.gnuplot))
+    if (!attention_figure_in(fig, opts.bench_dir, dir, opts.gnuplot))
       fig.status = fmt::format("not run: no {}/attention_scaling.gp (make it with `make bench`)", opts.bench_dir);
     return fig;
   }

@@ -18,6 +18,14 @@ namespace seqbench::report {
 PaperFigure build_paper_figure(const PaperSpec& paper, const FigureSpec& figure,
                                const PaperReportOptions& opts);
 
+// `make bench`'s attention-scaling figure in the house style, from bench_dir's
+// attention_scaling.dat and .gp (the bench's data and its title line), with the n^1.5 and
+// n^2 guides, drawn into dir (attention_scaling.{dat,gp,png,svg}; dir may be bench_dir:
+// drawing again reads back what it wrote). False when bench_dir has no such data;
+// fig.status says why nothing was drawn when gnuplot is missing.
+bool attention_scaling_figure(PaperFigure& fig, const std::string& bench_dir, const std::string& dir,
+                              const std::string& gnuplot = "gnuplot");
+
 // The learning curves of a table's runs (curves.hpp), one figure per sweep directory that
 // has runs with metrics.csv, into <out_dir>/figures/curves_<sweep>[/<size>]; an
 // experiment directory already in `drawn` (another table's runs) is left out and each

@@ -15,6 +15,7 @@
 #include "report/bands.hpp"
 #include "report/curves.hpp"
 #include "report/gnuplot.hpp"
+#include "report/paper_figures.hpp"
 #include "report/paper_report.hpp"
 #include "report/paper_spec.hpp"
 #include "report/plots.hpp"
@@ -195,6 +196,35 @@ figures:
   const std::string trunc = core::read_file(fs::path(report.figures[0].svgs[0]).replace_extension(".gp").string());
   EXPECT_NE(trunc.find("with filledcurves"), std::string::npos) << trunc;
   EXPECT_NE(trunc.find(" pi 4 "), std::string::npos) << "40 points, a marker every 4:\n" << trunc;
+}
+
+TEST(FigureStyle, TheBenchAttentionScalingFigureIsRedrawnInPlaceWithItsTitleAndGuides) {
+  need_gnuplot();
+  TempDir bench;
+  // What tools/bench/run.sh writes: one block per implementation, and a plain script whose
+  // multiplot title names the setting.
+  std::string dat;
+  for (const std::string impl : {"ours:full_attention", "torch:full_attention", "ours:routing_attention"}) {
+    dat += "# " + impl + ": n ms mem_mb\n";
+    for (int n = 256; n <= 2048; n *= 2) dat += fmt::format("{} {} {}\n", n, 1e-4 * n * n, 4e-6 * n * n);
+    dat += "\n\n";
+  }
+  core::write_file_atomic(bench / "attention_scaling.dat", dat);
+  core::write_file_atomic(bench / "attention_scaling.gp",
+                          "set multiplot layout 1,2 title 'One causal attention (1 thread, w=64)'\nplot x\n");
+  for (int pass = 0; pass < 2; ++pass) {  // the second reads back what the first wrote
+    PaperFigure fig;
+    ASSERT_TRUE(attention_scaling_figure(fig, bench.path, bench.path)) << pass;
+    ASSERT_EQ(fig.svgs.size(), 1u) << fig.status;
+    svgtest::expect_literal_and_distinct(fig.svgs[0],
+                                         {"ours:full_attention", "torch:full_attention", "ours:routing_attention"});
+    const std::string svg = core::read_file(fig.svgs[0]);
+    EXPECT_NE(svg.find("One causal attention (1 thread, w=64)"), std::string::npos) << "pass " << pass;
+    EXPECT_NE(svg.find("n^1.5 guide"), std::string::npos) << "pass " << pass;
+  }
+  PaperFigure none;
+  TempDir empty;
+  EXPECT_FALSE(attention_scaling_figure(none, empty.path, empty.path));
 }
 
 }  // namespace

@@ -980,9 +980,14 @@ if ((${#attn_done_ns[@]} > 0)); then
     echo "plot ${plot}(x * x * 4 / 1048576) with lines dashtype 2 lc 'gray' title 'n×n floats'"
     echo "unset multiplot"
   } >"$out_dir/attention_scaling.gp"
+  # Drawn in the house style (lib/report: literal labels, the palette, the n^1.5 and n^2
+  # guides) by `seqbench report scaling`, which replaces the plain script above with its own.
   if command -v gnuplot >/dev/null; then
-    if (cd "$out_dir" && gnuplot attention_scaling.gp); then
+    if "$front" report scaling "$out_dir" >/dev/null; then
       outputs+=", $out_dir/attention_scaling.png"
+    elif (cd "$out_dir" && gnuplot attention_scaling.gp); then
+      outputs+=", $out_dir/attention_scaling.png"
+      echo "bench: seqbench report scaling failed; $out_dir/attention_scaling.png is the plain figure" >&2
     else
       echo "bench: gnuplot failed on $out_dir/attention_scaling.gp (the CSV is written)" >&2
     fi
