@@ -124,15 +124,24 @@ void MlstmMixer<T>::prepare_chunk(T* wsp, int64_t L, int64_t len, int64_t row0, 
   }
   const T* q = p_.data() + row0 * ld + h * d;
   const T* k = q + O;
+  // P = (Q K^T) ⊙ D with D_ts = exp(b_t - b_s + ĩ_s - m_t) for s <= t: one GEMM, then the
+  // decay matrix row by row, contiguous in s. a_s = ĩ_s - b_s goes into dP's first row,
+  // which no one reads while a chunk is prepared (backward fills dP after this).
+  T* a = w.dP;
+  for (int64_t s = 0; s < len; ++s) a[s] = gt[s * 2 * H + h] - w.bc[s];
+  gemm<T>(Trans::N, Trans::T, len, len, d, T(1), q, ld, k, ld, T(0), w.P, len);
   for (int64_t t = 0; t < len; ++t) {
-    const T m = mt[t * H];
+    const T base = w.bc[t] - mt[t * H];
+    T* Dt = w.D + t * len;
+    T* Pt = w.P + t * len;
+#pragma omp simd
     for (int64_t s = 0; s <= t; ++s) {
-      const T dts = std::exp(w.bc[t] - w.bc[s] + gt[s * 2 * H + h] - m);
-      w.D[t * len + s] = dts;
-      w.P[t * len + s] = dts * dot(q + t * ld, k + s * ld, d);
+      const T dts = fast_exp(base + a[s]);
+      Dt[s] = dts;
+      Pt[s] *= dts;
     }
-    std::fill(w.D + t * len + t + 1, w.D + (t + 1) * len, T(0));
-    std::fill(w.P + t * len + t + 1, w.P + (t + 1) * len, T(0));
+    std::fill(Dt + t + 1, Dt + len, T(0));
+    std::fill(Pt + t + 1, Pt + len, T(0));
   }
 }
 
@@ -314,44 +323,41 @@ void MlstmMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::V
         const T dmu = -dot(dh, ht, d) / mu;
         w.dA[t] = std::abs(den) > em ? (den > 0 ? dmu : -dmu) : T(0);
       }
-      // dP_ts = dnum_t · v_s + dden_t (s <= t)
+      // dP_ts = dnum_t · v_s + dden_t (s <= t): one GEMM, then the row's dden.
+      gemm<T>(Trans::N, Trans::T, len, len, d, T(1), w.dO, d, v, ld, T(0), w.dP, len);
       for (int64_t t = 0; t < len; ++t) {
-        for (int64_t s = 0; s <= t; ++s)
-          w.dP[t * len + s] = dot(w.dO + t * d, v + s * ld, d) + w.dA[t];
-        std::fill(w.dP + t * len + t + 1, w.dP + (t + 1) * len, T(0));
+        T* dPt = w.dP + t * len;
+        for (int64_t s = 0; s <= t; ++s) dPt[s] += w.dA[t];
+        std::fill(dPt + t + 1, dPt + len, T(0));
       }
       const T eL = w.e[len - 1];
       const T* Dl = w.D + (len - 1) * len;
       std::fill_n(w.db, len, T(0));
-      // Per s: dv_s, dk_s (state parts), w_s^end; the pair parts below.
+      // Per s, the state parts: dv_s = D_{L-1,s} G_C k_s, dk_s = D_{L-1,s} (G_C^T v_s + G_n),
+      // w_s^end = D_{L-1,s} (v_s · G_C k_s + G_n · k_s); the pair parts below. G_C k_s for
+      // every s is one GEMM (K G_C^T into dv), as is G_C^T v_s (V G_C into dk).
+      gemm<T>(Trans::N, Trans::T, len, d, d, T(1), k, ld, GC, d, T(0), dv, ld);
+      gemm<T>(Trans::N, Trans::N, len, d, d, T(1), v, ld, GC, d, T(0), dk, ld);
       for (int64_t s = 0; s < len; ++s) {
         const T* ks = k + s * ld;
         const T* vs = v + s * ld;
         T* dvs = dv + s * ld;
         T* dks = dk + s * ld;
-        // tmp = G_C k_s; dv_s = D_{L-1,s} G_C k_s
-        for (int64_t i = 0; i < d; ++i) w.tmp[i] = dot(GC + i * d, ks, d);
-        for (int64_t i = 0; i < d; ++i) dvs[i] = Dl[s] * w.tmp[i];
-        const T wend = Dl[s] * (dot(vs, w.tmp, d) + dot(Gn, ks, d));
-        // dk_s = D_{L-1,s} (G_C^T v_s + G_n)
-        for (int64_t j = 0; j < d; ++j) {
-          T a = Gn[j];
-          for (int64_t i = 0; i < d; ++i) a += GC[i * d + j] * vs[i];
-          dks[j] = Dl[s] * a;
-        }
+        const T wend = Dl[s] * (dot(vs, dvs, d) + dot(Gn, ks, d));
+        for (int64_t i = 0; i < d; ++i) dvs[i] *= Dl[s];
+        for (int64_t j = 0; j < d; ++j) dks[j] = Dl[s] * (dks[j] + Gn[j]);
         dig[s * 2 * H] = wend;
         w.db[len - 1] += wend;
         w.db[s] -= wend;
       }
       // ε_end = e_{L-1} (<G_C, C'_0> + <G_n, n'_0>)
       w.db[len - 1] += eL * dot(GC, C0, d2 + d);
-      // Pairs s <= t.
+      // The state's part of dq_t and ε_t, per token: dq_t = e_t (C'_0^T dnum_t + dden_t n'_0);
+      // ε_t = e_t (dnum_t · C'_0 q_t + dden_t n'_0 · q_t).
       for (int64_t t = 0; t < len; ++t) {
         const T* qt = q + t * ld;
         const T* dO = w.dO + t * d;
         T* dqt = dq + t * ld;
-        // dq_t = e_t (C'_0^T dnum_t + dden_t n'_0); ε_t = e_t (dnum_t · C'_0 q_t + dden_t n'_0 ·
-        // q_t)
         T eps = w.dA[t] * dot(n0, qt, d);
         for (int64_t j = 0; j < d; ++j) dqt[j] = w.dA[t] * n0[j];
         for (int64_t i = 0; i < d; ++i) {
@@ -361,23 +367,25 @@ void MlstmMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::V
         }
         for (int64_t j = 0; j < d; ++j) dqt[j] *= w.e[t];
         w.db[t] += w.e[t] * eps;
+      }
+      // Pairs s <= t: w_ts = dP_ts P_ts feeds ĩ_s and the decays; then dP becomes
+      // A = dP ⊙ D, and dq += A K, dk += A^T Q, dv += P^T dnum, three GEMMs (A and P are
+      // zero above the diagonal).
+      for (int64_t t = 0; t < len; ++t) {
+        T* dPt = w.dP + t * len;
+        const T* Pt = w.P + t * len;
+        const T* Dt = w.D + t * len;
         for (int64_t s = 0; s <= t; ++s) {
-          const T dpts = w.dP[t * len + s], pts = w.P[t * len + s], dts = w.D[t * len + s];
-          const T wts = dpts * pts;
+          const T wts = dPt[s] * Pt[s];
           dig[s * 2 * H] += wts;
           w.db[t] += wts;
           w.db[s] -= wts;
-          const T a = dpts * dts;
-          const T* ks = k + s * ld;
-          T* dks = dk + s * ld;
-          T* dvs = dv + s * ld;
-          for (int64_t j = 0; j < d; ++j) {
-            dqt[j] += a * ks[j];
-            dks[j] += a * qt[j];
-            dvs[j] += pts * dO[j];
-          }
+          dPt[s] *= Dt[s];
         }
       }
+      gemm<T>(Trans::N, Trans::N, len, d, len, T(1), w.dP, len, k, ld, T(1), dq, ld);
+      gemm<T>(Trans::T, Trans::N, len, d, len, T(1), w.dP, len, q, ld, T(1), dk, ld);
+      gemm<T>(Trans::T, Trans::N, len, d, len, T(1), w.P, len, w.dO, d, T(1), dv, ld);
       // d log f_r = Σ_{t>=r} db_t
       T acc = 0;
       for (int64_t t = len - 1; t >= 0; --t) {
@@ -385,16 +393,15 @@ void MlstmMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::V
         dlf[t * 2 * H] = acc;
       }
       // G_C <- e_{L-1} G_C + Σ_t e_t dnum_t q_t^T,  G_n <- e_{L-1} G_n + Σ_t e_t dden_t q_t
+      // (dnum is no longer needed as it is: its rows scaled by e_t, then one GEMM.)
       for (int64_t i = 0; i < d2 + d; ++i) GC[i] *= eL;
       for (int64_t t = 0; t < len; ++t) {
         const T* qt = q + t * ld;
-        const T* dO = w.dO + t * d;
-        for (int64_t i = 0; i < d; ++i) {
-          const T a = w.e[t] * dO[i];
-          for (int64_t j = 0; j < d; ++j) GC[i * d + j] += a * qt[j];
-        }
+        T* dO = w.dO + t * d;
+        for (int64_t i = 0; i < d; ++i) dO[i] *= w.e[t];
         for (int64_t j = 0; j < d; ++j) Gn[j] += w.e[t] * w.dA[t] * qt[j];
       }
+      gemm<T>(Trans::T, Trans::N, d, d, len, T(1), w.dO, d, q, ld, T(1), GC, d);
     }
     if (ds0.data) {
       T* out = ds0.data + b * S + h * hs;
