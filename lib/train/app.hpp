@@ -24,6 +24,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <new>
 #include <string>
 
 #include "backend/gemm.hpp"
@@ -229,7 +230,15 @@ int run_analysis(Cfg& cfg, Exp& exp, const AppSpec<Cfg, Exp>& spec, bool quiet,
 
 inline int report_error(const std::string& app, const std::exception& e, int code) {
   std::fflush(stdout);
-  fmt::print(stderr, "seqbench {}: error: {}\n", app, e.what());
+  // The C++ runtime's own word for a failed allocation says nothing a user can act on.
+  if (dynamic_cast<const std::bad_alloc*>(&e))
+    fmt::print(stderr,
+               "seqbench {}: error: out of memory: an allocation failed (hint: `--dump-config` prints the "
+               "run's memory estimate; make the model or batch smaller, or allow more: --max-memory, "
+               "ulimit -v)\n",
+               app);
+  else
+    fmt::print(stderr, "seqbench {}: error: {}\n", app, e.what());
   return code;
 }
 

@@ -2,7 +2,9 @@
 // Ctrl-C and continuing, a failing run, the run-directory lock, and the same sweep on a
 // real one-machine Slurm cluster (tools/slurm_local) giving the same numbers.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -187,6 +189,15 @@ TEST(SweepCli, SlurmBackendRunsTheSweepAsAJobArrayWithTheSameNumbersAsLocal) {
   if (std::system("command -v sbatch >/dev/null && command -v slurmctld >/dev/null && "
                   "command -v munged >/dev/null") != 0)
     GTEST_SKIP() << "Slurm is not installed here (tools/slurm_local install installs it; CI does)";
+  // One machine has one such cluster: two checkouts' suites running this test at once
+  // would start and stop it under each other, so the test holds a lock while it uses it.
+  const int lock_fd = ::open("/var/tmp/seqbench-slurm-test.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  ASSERT_GE(lock_fd, 0);
+  ASSERT_EQ(::flock(lock_fd, LOCK_EX), 0);
+  struct Unlock {
+    int fd;
+    ~Unlock() { ::close(fd); }
+  } unlock{lock_fd};
   const std::string dir = clitest::fresh_dir("x");
   const bool was_running = run(tool + " status", dir).code == 0;
   const auto started = run(tool + " start", dir);

@@ -2,6 +2,9 @@
 // the app's hooks and the run id.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 #include "train/app.hpp"
@@ -62,4 +65,18 @@ TEST(AppLabel, RunIdPrefixIsTheLabelUnlessTheAppSpellsItForRunIds) {
   // A label the user gave is the run id's prefix as it is.
   c.output.label = "mine";
   EXPECT_EQ(train::app_run_id_prefix(c, spec, train::app_label(c, spec)), "mine");
+}
+
+// A failed allocation is one line in our words, naming memory and what to do; any other
+// error keeps its own text.
+TEST(AppErrors, AFailedAllocationIsNamedAsOutOfMemoryInOneLine) {
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(seqbench::train::report_error("copy", std::bad_alloc(), 1), 1);
+  const std::string oom = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(oom.find("std::bad_alloc"), std::string::npos) << oom;
+  EXPECT_EQ(oom.rfind("seqbench copy: error: out of memory: an allocation failed (hint: ", 0), 0u) << oom;
+  EXPECT_EQ(std::count(oom.begin(), oom.end(), '\n'), 1) << oom;
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(seqbench::train::report_error("copy", std::runtime_error("disk on fire"), 1), 1);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "seqbench copy: error: disk on fire\n");
 }
