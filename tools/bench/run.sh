@@ -788,23 +788,28 @@ done
 # swap members within T steps (the check's line counts the swaps).
 cell_check=()
 IFS='|' read -r kB kT kI kH knu krho kscale <<<"$CELL_CHECK"
-for c in $bench_cells; do
-  [[ $cell_refs == *" $c "* ]] || continue
-  echo "running cells check $c (same weights, B=$kB T=$kT I=$kI H=$kH) ..." >&2
-  ck=$tmp/cell-check-$c.txt
+# oneDNN's LSTM primitive (onednn:lstm) is checked against the same reference as ours.
+check_cells=
+for c in $bench_cells; do [[ $cell_refs == *" $c "* ]] && check_cells+="$c "; done
+[[ " $check_cells" == *" lstm "* ]] && check_cells+="onednn:lstm"
+for cb in $check_cells; do
+  c=${cb#*:} backend=ours
+  [[ $cb == *:* ]] && backend=${cb%%:*}
+  echo "running cells check $cb (same weights, B=$kB T=$kT I=$kI H=$kH) ..." >&2
+  ck=$tmp/cell-check-$backend-$c.txt
   size_args=(--cell "$c" --batch "$kB" --T "$kT" --input "$kI" --hidden "$kH" --nu "$knu" --rho "$krho")
   line=
-  if "$cell_bin" "${size_args[@]}" --dump "$ck" --dump-scale "$kscale" >/dev/null; then
+  if "$cell_bin" "${size_args[@]}" --backend "$backend" --dump "$ck" --dump-scale "$kscale" >/dev/null; then
     line=$("$py" "$root/tools/bench/torch_cells.py" "${size_args[@]}" --check "$ck" \
       --tol "$CELL_CHECK_TOL" | tail -n 1) || true
   fi
   if [[ -n $(field worst_rel "$line") ]]; then
     echo "  $line" >&2
-    cell_check+=("$c|$(field worst_rel "$line")|$(field on "$line")|$(field ok "$line")")
+    cell_check+=("$cb|$(field worst_rel "$line")|$(field on "$line")|$(field ok "$line")")
     [[ $(field ok "$line") == yes ]] || failed=1
   else
-    echo "  cells check of $c failed" >&2
-    cell_check+=("$c|-|-|failed")
+    echo "  cells check of $cb failed" >&2
+    cell_check+=("$cb|-|-|failed")
     failed=1
   fi
 done
