@@ -805,17 +805,18 @@ for cb in $check_cells; do
   fi
   if [[ -n $(field worst_rel "$line") ]]; then
     echo "  $line" >&2
-    cell_check+=("$cb|$(field worst_rel "$line")|$(field on "$line")|$(field ok "$line")")
+    cell_check+=("$cb|$(field worst_rel "$line")|$(field on "$line")|$(field ok "$line")|$(field swaps "$line")")
     [[ $(field ok "$line") == yes ]] || failed=1
   else
     echo "  cells check of $cb failed" >&2
-    cell_check+=("$cb|-|-|failed")
+    cell_check+=("$cb|-|-|failed|")
     failed=1
   fi
 done
 cell_chk=
 for c in "${cell_check[@]}"; do
-  IFS='|' read -r cell worst on ok <<<"$c"
+  IFS='|' read -r cell worst on ok swaps <<<"$c"
+  [[ -n $swaps ]] && worst+=" ($swaps relevant-set swaps)"
   [[ $ok == yes ]] && cell_chk+="$cell $worst, " || cell_chk+="$cell $worst ($on: $ok), "
 done
 cell_chk=${cell_chk%, }
