@@ -40,7 +40,7 @@ alone (y (T, B, H), no head) and the backward of loss = sum(w * y) that `seqbenc
 and prints the worst difference of y, dx and every parameter gradient (max |ours - torch|
 over max |torch|, per tensor; ours float32); it exits 1 above --tol (run.sh's numerical
 check of the cells, tests/cli/cell_torch_check_test.cpp). Our weights are loaded into the
-references above through OUR_PARAMS, which spells out each name and layout: ours are
+references above through our_params(), which spells out each name and layout: ours are
 (in, out) matrices (x W), PyTorch's Linear and LSTMCell weights (out, in), so w_x and w_h go
 in transposed; an LSTMCell's two biases are b and zero (our one b), and so on.
 
