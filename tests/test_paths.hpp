@@ -12,6 +12,7 @@ extern const char* const kFrontBin;
 extern const char* const kWikitext103Bin;
 extern const char* const kMinigridBin;
 extern const char* const kStabilityBin;
+extern const char* const kBenchCellBin;
 extern const char* const kSourceDir;
 extern const char* const kCmake;
 extern const char* const kLayerRules;
@@ -24,6 +25,7 @@ extern const char* const kPartFiles;
 #define SEQBENCH_WIKITEXT103_BIN ::seqbench::testpaths::kWikitext103Bin
 #define SEQBENCH_MINIGRID_BIN ::seqbench::testpaths::kMinigridBin
 #define SEQBENCH_STABILITY_BIN ::seqbench::testpaths::kStabilityBin
+#define SEQBENCH_BENCH_CELL_BIN ::seqbench::testpaths::kBenchCellBin
 #define SEQBENCH_SOURCE_DIR ::seqbench::testpaths::kSourceDir
 #define SEQBENCH_CMAKE ::seqbench::testpaths::kCmake
 #define SEQBENCH_LAYER_RULES ::seqbench::testpaths::kLayerRules

@@ -10,6 +10,19 @@
 // One fixed batch in both: the data pipeline is not part of the step being timed.
 // Prints one machine-readable line (key=value, space separated) that run.sh parses;
 // loss0 is the first step's loss (at init), loss the last one's.
+// --dump FILE times nothing: it builds the same recurrent layer (the head is not used),
+// runs one forward of x (T, B, I) from the zero state and one backward of
+// loss = sum(w ⊙ y) (dy = w, y (T, B, H)), x and w N(0, 1), and writes the layer's
+// parameters, x, w, y, dx and every parameter gradient to FILE in seqbench_bench_mixer's
+// format (one tensor a line: "key numel values", parameters under their ParamStore names
+// without the "rnn." prefix, in our layouts, gradients as "grad.<name>"), which
+// tools/bench/torch_cells.py --check recomputes in PyTorch from the same weights (run.sh's
+// numerical check of the cells). stable_lstm's weights are the projected ones (init runs
+// the projection), so its forward and backward are a plain LSTM's. --dump-scale S multiplies
+// every weight of the layer by S first (after init and its projection): run.sh's check uses
+// S = 4, which makes rel_lstm's attention peaked enough for a state to win a place in the
+// relevant set from a member within a few steps (at S = 1 it is close to uniform, and the
+// earliest states, attended among fewer others, keep their places).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -44,14 +57,72 @@ struct BenchArgs {
   int64_t nu = 10, rho = 15, bptt = 0;
   int steps = 5, warmup = 3, threads = 2;
   uint64_t seed = 1;
+  std::string dump;
+  double dump_scale = 1;
 };
+
+void write_tensor(std::FILE* f, const std::string& key, const float* v, int64_t n) {
+  fmt::print(f, "{} {}", key, n);
+  for (int64_t i = 0; i < n; ++i) fmt::print(f, " {:.9g}", v[i]);
+  fmt::print(f, "\n");
+}
 
 bool relevancy(const std::string& cell) {
   return (nn::find_cell(cell, nn::kBench, "--cell").reads & nn::kRelevancy) != 0;
 }
 
+nn::ModelConfig model_config(const BenchArgs& a) {
+  nn::ModelConfig mc;
+  mc.cell = a.cell;
+  mc.hidden = a.hidden;
+  mc.backend = a.backend;
+  mc.nu = a.nu;
+  mc.rho = a.rho;
+  return mc;
+}
+
+// --dump: one forward and backward of the recurrent layer alone; see the header comment.
+int dump(const BenchArgs& a) {
+  const int64_t T = a.T, B = a.batch, I = a.input, H = a.hidden;
+  core::ParamStore ps;
+  nn::SeqModel model(model_config(a), ps, I, a.classes, a.bptt);
+  ps.finalize(0);
+  core::Rng init_rng = core::Rng::derive(a.seed, 1);
+  model.init(init_rng);  // stable_lstm: the projection too
+  nn::SequenceLayer<float>& rnn = model.recurrent();
+  const std::string prefix = "rnn.";
+  std::vector<const core::Param*> params;
+  for (const auto& p : ps.params())
+    if (p.name.starts_with(prefix)) params.push_back(&p);
+  for (const auto* p : params)
+    for (int64_t i = 0; i < p->numel(); ++i) p->value[i] *= float(a.dump_scale);
+
+  core::Tensor x(core::Shape{T, B, I}), dx(core::Shape{T, B, I});
+  core::Tensor w(core::Shape{T, B, H}), y(core::Shape{T, B, H});
+  core::Rng data_rng = core::Rng::derive(a.seed, 2);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data()[i] = float(data_rng.normal());
+  for (int64_t i = 0; i < w.numel(); ++i) w.data()[i] = float(data_rng.normal());
+  ps.zero_grad();
+  rnn.forward(x.cview(), core::ConstView(), y.view());
+  rnn.backward(w.cview(), dx.view(), core::View());
+
+  std::FILE* f = std::fopen(a.dump.c_str(), "w");
+  SB_CHECK(f != nullptr, "--dump: cannot write {}", a.dump);
+  for (const auto* p : params) write_tensor(f, p->name.substr(prefix.size()), p->value, p->numel());
+  write_tensor(f, "x", x.data(), x.numel());
+  write_tensor(f, "w", w.data(), w.numel());
+  write_tensor(f, "y", y.data(), y.numel());
+  write_tensor(f, "dx", dx.data(), dx.numel());
+  for (const auto* p : params)
+    write_tensor(f, "grad." + p->name.substr(prefix.size()), p->grad, p->numel());
+  const bool ok = std::fclose(f) == 0;
+  SB_CHECK(ok, "--dump: writing {} failed", a.dump);
+  return core::kExitOk;
+}
+
 int run(const BenchArgs& a) {
   core::set_threads(a.threads);
+  if (!a.dump.empty()) return dump(a);
   const int64_t B = a.batch;
   const bool copy = a.task == "copy";
 
@@ -78,12 +149,7 @@ int run(const BenchArgs& a) {
     for (auto& y : batch.labels) y = int32_t(data_rng.randint(O));
   }
 
-  nn::ModelConfig mc;
-  mc.cell = a.cell;
-  mc.hidden = a.hidden;
-  mc.backend = a.backend;
-  mc.nu = a.nu;
-  mc.rho = a.rho;
+  const nn::ModelConfig mc = model_config(a);
   optim::OptimConfig oc;
   oc.name = "adam";
   oc.lr = 1e-3;
@@ -197,11 +263,24 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--seed", a.seed, "seed of the weights and the batch")->capture_default_str();
+  auto* dump_opt = app.add_option(
+      "--dump", a.dump,
+      "time nothing: write the weights, x, w, y, dx and the gradients of one forward + "
+      "backward of the recurrent layer (sizes --batch, --T, --input, --hidden; loss sum(w * y)) "
+      "to this file (for torch_cells.py --check)");
+  auto* scale_opt =
+      app.add_option("--dump-scale", a.dump_scale, "--dump: the layer's weights times this")
+          ->check(CLI::PositiveNumber)
+          ->capture_default_str();
   try {
     app.parse(argc, argv);
     if (a.task == "copy" && (input->count() > 0 || classes->count() > 0))
       throw CLI::ValidationError("--input/--classes",
                                  "fixed by the copy task (10 inputs, 9 classes); drop them");
+    if (scale_opt->count() > 0 && dump_opt->count() == 0)
+      throw CLI::ValidationError("--dump-scale", "applies to --dump only");
+    if (a.task == "copy" && dump_opt->count() > 0)
+      throw CLI::ValidationError("--dump", "draws its own x (T, B, I); drop --task copy");
     if (a.task == "copy" && a.T < 2)
       throw CLI::ValidationError("--T", "the copy task needs T >= 2 (data/synthetic.hpp)");
   } catch (const CLI::ParseError& e) {

@@ -22,6 +22,8 @@
 # (lib/nn/mixers: forward from the zero state, loss sum(w ⊙ y), backward, Adam) beside the
 # same mixer in PyTorch (tools/bench/torch_mixers.py), each at its own probed setting, at
 # two shapes, and checks both sides on the same weights (docs/bench.md, "Sequence mixers").
+# Every run also checks the recurrent cells that have a PyTorch reference against it on
+# the same weights (seqbench_bench_cell --dump, torch_cells.py --check; docs/bench.md).
 # Writes results/bench/latest.md, results/bench/latest.csv,
 # results/bench/attention_scaling.{csv,png} and results/bench/bench-<UTC time>.json (one
 # file per run, kept for history: environment, sgemm, probes, rows).
@@ -157,6 +159,9 @@ MIXER_SHAPES=(
 ((quick == 1)) && MIXER_SHAPES=("${MIXER_SHAPES[0]}")
 MIXER_CHECK="2|50|32|2|8|16"  # B | N | E | heads | d_state | chunk
 MIXER_CHECK_TOL=1e-4
+# The cells' numerical check (every bench cell with a PyTorch reference, each `make bench`):
+CELL_CHECK="3|8|5|6|2|2|4"  # B | T | I | H | nu | rho (rel_lstm) | the weights' scale
+CELL_CHECK_TOL=1e-4
 run_mixers=0
 [[ -z $only || " $only " == *" mixers "* ]] && run_mixers=1
 [[ $run_mixers == 0 || -x $mixer_bin ]] || die "no $mixer_bin (hint: build first: cmake --build $build --target seqbench_bench_mixer, or make bench)"
@@ -775,6 +780,47 @@ for tg in "${TARGETS[@]}"; do
   target_lines+=("| $label | $value$unit | $goal | $ok |")
 done
 
+# Numerical check of the recurrent cells: every bench cell with a PyTorch reference runs one
+# forward and backward on CELL_CHECK's small shape (seqbench_bench_cell --dump), which
+# torch_cells.py --check recomputes in float64 from the same weights: y, dx and every
+# parameter gradient, failing above CELL_CHECK_TOL. rel_lstm's small nu and rho, and the
+# weights times 4 (--dump-scale: peaked attention), make its relevant set fill and then
+# swap members within T steps (the check's line counts the swaps).
+cell_check=()
+IFS='|' read -r kB kT kI kH knu krho kscale <<<"$CELL_CHECK"
+# oneDNN's LSTM primitive (onednn:lstm) is checked against the same reference as ours.
+check_cells=
+for c in $bench_cells; do [[ $cell_refs == *" $c "* ]] && check_cells+="$c "; done
+[[ " $check_cells" == *" lstm "* ]] && check_cells+="onednn:lstm"
+for cb in $check_cells; do
+  c=${cb#*:} backend=ours
+  [[ $cb == *:* ]] && backend=${cb%%:*}
+  echo "running cells check $cb (same weights, B=$kB T=$kT I=$kI H=$kH) ..." >&2
+  ck=$tmp/cell-check-$backend-$c.txt
+  size_args=(--cell "$c" --batch "$kB" --T "$kT" --input "$kI" --hidden "$kH" --nu "$knu" --rho "$krho")
+  line=
+  if "$cell_bin" "${size_args[@]}" --backend "$backend" --dump "$ck" --dump-scale "$kscale" >/dev/null; then
+    line=$("$py" "$root/tools/bench/torch_cells.py" "${size_args[@]}" --check "$ck" \
+      --tol "$CELL_CHECK_TOL" | tail -n 1) || true
+  fi
+  if [[ -n $(field worst_rel "$line") ]]; then
+    echo "  $line" >&2
+    cell_check+=("$cb|$(field worst_rel "$line")|$(field on "$line")|$(field ok "$line")|$(field swaps "$line")")
+    [[ $(field ok "$line") == yes ]] || failed=1
+  else
+    echo "  cells check of $cb failed" >&2
+    cell_check+=("$cb|-|-|failed|")
+    failed=1
+  fi
+done
+cell_chk=
+for c in "${cell_check[@]}"; do
+  IFS='|' read -r cell worst on ok swaps <<<"$c"
+  [[ -n $swaps ]] && worst+=" ($swaps relevant-set swaps)"
+  [[ $ok == yes ]] && cell_chk+="$cell $worst, " || cell_chk+="$cell $worst ($on: $ok), "
+done
+cell_chk=${cell_chk%, }
+
 # Numerical check: seqbench's multi-head attention block (full, causal) against PyTorch on
 # the same weights, through a checkpoint (tools/bench/torch_attention_check.py).
 attn_bin=$build/tools/bench/seqbench_attention_export
@@ -910,6 +956,8 @@ json=$out_dir/bench-$stamp.json
   echo
   echo "Full causal multi-head attention, seqbench vs PyTorch on the same weights: $attn_check"
   echo
+  echo "Recurrent cells, seqbench vs PyTorch on the same weights (one forward of the cell alone and the backward of sum(w ⊙ y); B=$kB, T=$kT, I=$kI, H=$kH, the weights of PyTorch's default init times $kscale, rel_lstm nu $knu rho $krho; ours float32, PyTorch float64; the worst of max|ours - torch| / max|torch| over y, dx and every parameter gradient; fails above $CELL_CHECK_TOL): ${cell_chk:-none run}."
+  echo
   echo "ours = seqbench's own cell, onednn = seqbench on oneDNN's LSTM primitive, torch = PyTorch"
   echo "(torch:nn.LSTM fused, torch:CELL a Python step loop as the papers' code runs custom cells);"
   echo "@N = N threads. Speedup = the other's ms / this one's, each at its own best setting."
@@ -1006,7 +1054,8 @@ attn_json_csv=
   --meta "openblas_core_settings=${core_cands[*]}" --meta "torch_openblas_core_candidates=${torch_core_cands[*]}" \
   --meta "quick=$quick" --meta "only=$only" \
   --meta "attention_torch_setting=${attn_torch_setting:-}" \
-  --meta "mixer_check=$(printf '%s ' "${mix_check[@]}" | sed 's/ $//')" ||
+  --meta "mixer_check=$(printf '%s ' "${mix_check[@]}" | sed 's/ $//')" \
+  --meta "cell_check=$(printf '%s ' "${cell_check[@]}" | sed 's/ $//')" ||
   die "bench_env.py write failed"
 
 echo

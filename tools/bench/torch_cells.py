@@ -14,6 +14,10 @@ and of docs/papers.md:
                  gates = v_t + h_{t-1} W_h + b_h, then the usual LSTM
   adam_lstm      as momentum_lstm with m_t = beta m_{t-1} + (1-beta) p_t*p_t (p_t = x_t W_x
                  + b_x), gates = v_t / sqrt(m_t + eps) + h_{t-1} W_h + b_h
+  rmsprop_lstm   adam_lstm with mu = 0: gates = s p_t / sqrt(m_t + eps) + h_{t-1} W_h + b_h
+  sr_lstm        SRLSTM, Nesterov momentum with scheduled restart: v_t = c_t v_{t-1} + s p_t,
+                 c_t = (k-1)/(k+2), k = (t mod restart) + 1 for the 0-based step t (so c_t = 0
+                 at t = 0, restart, 2 restart, ...), gates as momentum_lstm
   stable_lstm    Miller & Hardt 2019: torch.nn.LSTMCell, and after every Adam step the
                  recurrent weights projected as lib/optim/projection.hpp's "paper" variant
                  does (lambda = 1, input bound 1, forget-bias bound = current max |b_f|)
@@ -29,6 +33,16 @@ Workloads (--task):
 --references prints the cells above (run.sh runs those that `seqbench list` registers).
 Prints one line of key=value pairs (same keys as seqbench_bench_cell) for run.sh; loss0 is
 the first step's loss (at init, ln(classes) for both libraries), loss the last one's.
+
+--check FILE recomputes, in float64 from the same weights, x and w, the forward of the cell
+alone (y (T, B, H), no head) and the backward of loss = sum(w * y) that `seqbench_bench_cell
+--dump FILE` wrote with the same --cell, --T, --batch, --input, --hidden (and --nu, --rho),
+and prints the worst difference of y, dx and every parameter gradient (max |ours - torch|
+over max |torch|, per tensor; ours float32); it exits 1 above --tol (run.sh's numerical
+check of the cells, tests/cli/cell_torch_check_test.cpp). Our weights are loaded into the
+references above through our_params(), which spells out each name and layout: ours are
+(in, out) matrices (x W), PyTorch's Linear and LSTMCell weights (out, in), so w_x and w_h go
+in transposed; an LSTMCell's two biases are b and zero (our one b), and so on.
 
 Threads: torch.set_num_threads(--threads, default 2). --threads may be a list ("2,1"): the
 warm-up steps run at the first count, then --steps are timed at each count in turn and one
@@ -61,7 +75,7 @@ except ImportError as e:
     sys.exit(1)
 
 # Defaults of lib/nn/model_config.hpp, so both sides run the same cell.
-MU, STEP, BETA, EPS = 0.6, 0.6, 0.1, 1e-16
+MU, STEP, BETA, EPS, RESTART = 0.6, 0.6, 0.1, 1e-16, 2
 # The copy task of lib/data/synthetic.hpp (TaskConfig defaults).
 COPY_LEN, N_SYMBOLS = 10, 8
 
@@ -99,15 +113,32 @@ class LSTMLoop(torch.nn.Module):
 
 
 class MomentumLSTMLoop(torch.nn.Module):
-    """MomentumLSTM / AdamLSTM (no bias correction), the official cell's x2h / h2h
-    layers called every step; x (T, B, I) -> list of h_t (B, H)."""
+    """The momentum family of Nguyen et al. 2020 (no bias correction), the official cell's
+    x2h / h2h layers called every step; x (T, B, I) -> list of h_t (B, H). kind:
+      momentum          v_t = MU v_{t-1} + s p_t, p_t = x2h(x_t);  a_t = v_t + h2h(h_{t-1})
+      nesterov_restart  v_t = c_t v_{t-1} + s p_t, c_t = (k-1)/(k+2), k = t mod RESTART + 1
+      adam              v_t as momentum; m_t = BETA m_{t-1} + (1-BETA) p_t^2;
+                        a_t = v_t / sqrt(m_t + EPS) + h2h(h_{t-1})
+      rmsprop           adam with MU = 0
+    then the LSTM update of a_t (gate order i, f, c~, o)."""
 
-    def __init__(self, input_size, hidden, adam):
+    def __init__(self, input_size, hidden, kind):
         super().__init__()
-        self.hidden, self.adam = hidden, adam
+        if kind not in ("momentum", "nesterov_restart", "adam", "rmsprop"):
+            raise ValueError(f"unknown momentum kind {kind!r}")
+        self.hidden, self.kind = hidden, kind
         self.x2h = torch.nn.Linear(input_size, 4 * hidden)  # W_x, b_x (inside the momentum)
         self.h2h = torch.nn.Linear(hidden, 4 * hidden)      # W_h, b_h
         uniform_init_(self, hidden)
+
+    def coefficient(self, t):
+        """The coefficient of v_{t-1} at the 0-based step t."""
+        if self.kind == "rmsprop":
+            return 0.0
+        if self.kind == "nesterov_restart":
+            k = (t % RESTART if RESTART > 0 else t) + 1
+            return (k - 1) / (k + 2)
+        return MU
 
     def forward(self, x):
         B = x.shape[1]
@@ -115,11 +146,12 @@ class MomentumLSTMLoop(torch.nn.Module):
         c = h
         v = x.new_zeros(B, 4 * self.hidden)
         m = v
+        adaptive = self.kind in ("adam", "rmsprop")
         hs = []
         for t in range(x.shape[0]):
             p = self.x2h(x[t])
-            v = MU * v + STEP * p
-            if self.adam:
+            v = self.coefficient(t) * v + STEP * p
+            if adaptive:
                 m = BETA * m + (1.0 - BETA) * p * p
                 a = v / torch.sqrt(m + EPS) + self.h2h(h)
             else:
@@ -137,7 +169,9 @@ class RelLSTMLoop(torch.nn.Module):
     Relevance of a state = attention it received while in the buffer (detached). When state
     t-nu-1 leaves the buffer it takes the next empty slot, else replaces the lowest-scored
     slot (first on ties) if its score is strictly higher; every batch row has its own set.
-    h_i U_a is computed once per state, as the C++ layer does."""
+    h_i U_a is computed once per state, as the C++ layer does. With count_swaps set (--check;
+    not in the timed step), self.swaps counts the (row, step) pairs where a state took a
+    full set's slot."""
 
     def __init__(self, input_size, hidden, nu, rho):
         super().__init__()
@@ -146,6 +180,7 @@ class RelLSTMLoop(torch.nn.Module):
         self.u_a = torch.nn.Parameter(torch.empty(hidden, hidden))
         self.v_a = torch.nn.Parameter(torch.empty(hidden, hidden))
         self.v = torch.nn.Parameter(torch.empty(hidden))
+        self.count_swaps, self.swaps = False, 0
         uniform_init_(self, hidden)
 
     def forward(self, x):
@@ -171,6 +206,8 @@ class RelLSTMLoop(torch.nn.Module):
                     else:
                         low_score, low = slot_score.min(1)
                         take = F.one_hot(low, rho).bool() & (cand > low_score).unsqueeze(1)
+                        if self.count_swaps:
+                            self.swaps += int(take.sum())
                     slot_score = torch.where(take, cand.unsqueeze(1), slot_score)
                     take3 = take.unsqueeze(2)
                     rel_h = torch.where(take3, hs[leaving].unsqueeze(1), rel_h)
@@ -255,11 +292,91 @@ class FusedLSTM(torch.nn.Module):
 REFERENCES = {
     "nn.LSTM": lambda I, H, nu, rho: FusedLSTM(I, H),
     "lstm": lambda I, H, nu, rho: LSTMLoop(I, H),
-    "momentum_lstm": lambda I, H, nu, rho: MomentumLSTMLoop(I, H, adam=False),
-    "adam_lstm": lambda I, H, nu, rho: MomentumLSTMLoop(I, H, adam=True),
+    "momentum_lstm": lambda I, H, nu, rho: MomentumLSTMLoop(I, H, "momentum"),
+    "adam_lstm": lambda I, H, nu, rho: MomentumLSTMLoop(I, H, "adam"),
+    "rmsprop_lstm": lambda I, H, nu, rho: MomentumLSTMLoop(I, H, "rmsprop"),
+    "sr_lstm": lambda I, H, nu, rho: MomentumLSTMLoop(I, H, "nesterov_restart"),
     "stable_lstm": lambda I, H, nu, rho: LSTMLoop(I, H),  # projected after each update
     "rel_lstm": lambda I, H, nu, rho: RelLSTMLoop(I, H, nu, rho),
 }
+
+
+def our_params(ref):
+    """Our parameters (lib/nn/cells, lib/nn/recurrent/attentive.hpp; the names without the
+    "rnn." prefix) in a reference: name -> (PyTorch parameter, transposed), and the
+    parameters of ours that have no counterpart and stay zero. Ours are row-vector
+    (x W: w (in, out)); PyTorch's Linear and LSTMCell weights are (out, in). The gate order
+    (i, f, c~, o) is the same on both sides, so the 4H axis maps as it is."""
+    def lstm_cell(cell):  # our one bias b = bias_ih; bias_hh stays zero
+        return {"w_x": (cell.weight_ih, True), "w_h": (cell.weight_hh, True),
+                "b": (cell.bias_ih, False)}, [cell.bias_hh]
+
+    if isinstance(ref, LSTMLoop):
+        return lstm_cell(ref.cell)
+    if isinstance(ref, MomentumLSTMLoop):
+        return {"w_x": (ref.x2h.weight, True), "b_x": (ref.x2h.bias, False),
+                "w_h": (ref.h2h.weight, True), "b_h": (ref.h2h.bias, False)}, []
+    if isinstance(ref, RelLSTMLoop):  # u_a, v_a, v: already (in, out) as ours
+        mapping, zero = lstm_cell(ref.cell)
+        mapping.update({"u_a": (ref.u_a, False), "v_a": (ref.v_a, False), "v": (ref.v, False)})
+        return mapping, zero
+    raise ValueError(f"no mapping of our parameters onto {type(ref).__name__}")
+
+
+def read_dump(path):
+    """seqbench_bench_cell --dump FILE: one tensor a line, "key numel values"."""
+    dump = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            key, n, *vals = line.split()
+            if len(vals) != int(n):
+                sys.exit(f"torch_cells.py: {path}: {key} has {len(vals)} values, not {n}")
+            dump[key] = torch.tensor([float(v) for v in vals], dtype=torch.float64)
+    return dump
+
+
+def check(a, I):
+    """--check: the dump's forward and backward of the cell recomputed in float64."""
+    dump = read_dump(a.check)
+    T, B, H = a.T, a.batch, a.hidden
+    ref = REFERENCES[a.cell](I, H, a.nu, a.rho).double()
+    mapping, zero = our_params(ref)
+    data = {"x", "w", "y", "dx"}
+    ours = {k for k in dump if k not in data and not k.startswith("grad.")}
+    if ours != set(mapping) or not data <= set(dump):
+        sys.exit(f"torch_cells.py: --check: the dump has {sorted(ours)}, the reference "
+                 f"{sorted(mapping)} (hint: the same --cell on both sides)")
+    with torch.no_grad():
+        for name, (param, transposed) in mapping.items():
+            shape = param.shape[::-1] if transposed else param.shape
+            if dump[name].numel() != param.numel():
+                sys.exit(f"torch_cells.py: --check: {name} has {dump[name].numel()} values, "
+                         f"the reference {param.numel()} (hint: the same sizes on both sides)")
+            v = dump[name].view(shape)
+            param.copy_(v.t() if transposed else v)
+        for param in zero:
+            param.zero_()
+    if dump["x"].numel() != T * B * I or dump["w"].numel() != T * B * H:
+        sys.exit("torch_cells.py: --check: x or w does not have the --T, --batch, --input, "
+                 "--hidden shape (hint: the same sizes on both sides)")
+    x = dump["x"].view(T, B, I).clone().requires_grad_(True)
+    ref.count_swaps = True
+    y = torch.stack(ref(x))  # (T, B, H)
+    (dump["w"].view(T, B, H) * y).sum().backward()
+    got = {"y": (dump["y"], y.detach()), "dx": (dump["dx"], x.grad)}
+    for name, (param, transposed) in mapping.items():
+        g = param.grad if param.grad is not None else torch.zeros_like(param)
+        got["grad." + name] = (dump["grad." + name], g.t() if transposed else g)
+    worst, on = 0.0, "-"
+    for key, (mine, theirs) in got.items():
+        err = (mine - theirs.flatten()).abs().max().item() / max(theirs.abs().max().item(), 1e-30)
+        if err > worst or math.isnan(err):
+            worst, on = err, key
+    ok = worst <= a.tol
+    rel = f" nu={a.nu} rho={a.rho} swaps={ref.swaps}" if a.cell == "rel_lstm" else ""
+    print(f"check cell={a.cell} T={T} B={B} I={I} H={H}{rel} tensors={len(got)} "
+          f"worst_rel={worst:.2e} on={on} tol={a.tol:g} ok={'yes' if ok else 'no'}", flush=True)
+    sys.exit(0 if ok else 1)
 
 
 class CellModel(torch.nn.Module):
@@ -315,6 +432,9 @@ def main():
                    help="probe: stop timing a thread count after a step slower than this (0: never)")
     p.add_argument("--stop-factor", type=float, default=0,
                    help="probe: also after a step slower than this times the best step so far")
+    p.add_argument("--check", default="",
+                   help="recompute seqbench_bench_cell --dump FILE in float64 and compare")
+    p.add_argument("--tol", type=float, default=1e-4, help="--check: the worst difference allowed")
     a = p.parse_args()
     if a.references:
         print(" ".join(REFERENCES))
@@ -334,6 +454,11 @@ def main():
         p.error("sizes, --steps, --threads and --nu must be >= 1, --warmup and --rho >= 0")
     if a.task == "copy" and a.T < 2:
         p.error("--T must be >= 2 for the copy task (hint: lib/data/synthetic.hpp)")
+    if a.check:
+        if a.task != "pmnist" or a.cell == "nn.LSTM":
+            p.error("--check takes a cell of ours (not nn.LSTM) and no --task copy")
+        torch.set_num_threads(threads[0])
+        check(a, I)
 
     torch.set_num_threads(threads[0])
     torch.manual_seed(a.seed)
