@@ -408,3 +408,44 @@ TEST(MadTasks, CheckRulesNameTheirKey) {
   data::RecallTask(c).generate(rng, 200, b, data::Split::kEval);
   expect_in_vocab(b, c.vocab);
 }
+
+// MAD's difficulty variants (athms/mad-lab configs/tasks/*.yml, "changes": one key changed
+// from the baseline at a time) are all valid settings and draw sequences in the vocabulary.
+TEST(MadTasks, EveryDifficultyVariantDraws) {
+  struct Variant {
+    std::string task;
+    std::vector<std::pair<std::string, std::vector<double>>> changes;
+  };
+  const std::vector<Variant> variants{
+      {"mad_recall", {{"vocab", {32, 64, 128}}, {"seq_len", {256, 512, 1024}}}},
+      {"mad_fuzzy_recall", {{"vocab", {32, 64, 128}}, {"seq_len", {256, 512, 1024}}}},
+      {"mad_noisy_recall",
+       {{"vocab", {48, 80, 144}}, {"seq_len", {256, 512, 1024}}, {"frac_noise", {0.4, 0.6, 0.8}}}},
+      {"mad_selective_copy",
+       {{"vocab", {32, 64, 128}}, {"seq_len", {512, 1024}}, {"n_tokens", {32, 64, 96}}}},
+      {"mad_compression", {{"vocab", {32, 64, 128}}, {"seq_len", {128, 256, 512}}}},
+      {"mad_memorization", {{"vocab", {512, 1024, 2048, 4096, 8192}}}},
+  };
+  int drawn = 0;
+  for (const auto& v : variants)
+    for (const auto& change : v.changes)
+      for (const double x : change.second) {
+        auto c = mad(v.task);
+        if (change.first == "vocab") c.vocab = int64_t(x);
+        if (change.first == "seq_len") c.seq_len = int64_t(x);
+        if (change.first == "n_tokens") c.n_tokens = int64_t(x);
+        if (change.first == "frac_noise") c.frac_noise = x;
+        SCOPED_TRACE(v.task + " " + change.first + " " + std::to_string(x));
+        ASSERT_EQ(usage_error(c), "");
+        const data::RecallTask task(c);
+        core::Rng rng(3);
+        data::RecallBatch b;
+        task.generate(rng, 4, b, data::Split::kEval);
+        expect_in_vocab(b, c.vocab);
+        double scored = 0;
+        for (const float m : b.mask) scored += m;
+        EXPECT_GE(scored, 4) << "every sequence has a scored position";
+        ++drawn;
+      }
+  EXPECT_EQ(drawn, 40);
+}
