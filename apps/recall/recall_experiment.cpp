@@ -18,7 +18,7 @@ namespace seqbench::apps {
 
 namespace {
 // Independent random streams derived from train.seed.
-enum Stream : uint64_t { kInit = 1, kData = 2, kValid = 3, kProbe = 4, kModel = 5 };
+enum Stream : uint64_t { kInit = 1, kData = 2, kValid = 3, kProbe = 4, kModel = 5, kPool = 6 };
 constexpr double kF = sizeof(float);
 
 bool transformer(const RecallConfig& c) { return c.family == "transformer"; }
@@ -140,6 +140,11 @@ train::MemoryEstimate recall_memory(const RecallConfig& cfg) {
   }
   e.add("batches (ids, targets, masks; training and validation)",
         2 * double(B * N) * (2 * sizeof(int32_t) + sizeof(float)) * 2, size_keys);
+  if (c.task.train_examples > 0)
+    e.add("the fixed training set (task.train_examples sequences)",
+          double(c.task.train_examples * N) * (2 * sizeof(int32_t) + sizeof(float)),
+          {train::key("task.train_examples", c.task.train_examples),
+           train::key("task.seq_len", c.task.seq_len)});
   return e;
 }
 
@@ -161,6 +166,10 @@ RecallExperiment::RecallExperiment(const RecallConfig& cfg)
     head_ = std::make_unique<nn::Linear>(ps_, "head", cfg_.rnn.hidden, V);
   }
   ps_.finalize(optim::make_optimizer<float>(cfg_.optim)->n_slots());
+  if (cfg_.task.train_examples > 0) {
+    core::Rng rng = core::Rng::derive(cfg_.train.seed, kPool);
+    task_.generate(rng, cfg_.task.train_examples, pool_, data::Split::kTrain);
+  }
 }
 
 void RecallExperiment::init() {
@@ -222,7 +231,24 @@ train::Metrics RecallExperiment::run_batch(const data::RecallBatch& b, bool back
 }
 
 train::Metrics RecallExperiment::train_step() {
-  task_.generate(data_rng_, cfg_.train.batch, batch_);
+  const int64_t B = cfg_.train.batch;
+  if (pool_.B == 0) {
+    task_.generate(data_rng_, B, batch_, data::Split::kTrain);
+    return run_batch(batch_, true, nullptr);
+  }
+  // B sequences of the fixed training set, uniformly with replacement.
+  const int64_t N = pool_.N;
+  batch_.B = B;
+  batch_.N = N;
+  batch_.ids.resize(size_t(B * N));
+  batch_.targets.resize(size_t(B * N));
+  batch_.mask.resize(size_t(B * N));
+  for (int64_t b = 0; b < B; ++b) {
+    const size_t from = size_t(data_rng_.randint(pool_.B) * N), to = size_t(b * N);
+    std::copy_n(pool_.ids.begin() + from, N, batch_.ids.begin() + to);
+    std::copy_n(pool_.targets.begin() + from, N, batch_.targets.begin() + to);
+    std::copy_n(pool_.mask.begin() + from, N, batch_.mask.begin() + to);
+  }
   return run_batch(batch_, true, nullptr);
 }
 
@@ -258,7 +284,7 @@ train::Metrics RecallExperiment::evaluate_at(int64_t n) {
 std::vector<double> RecallExperiment::gradnorm_probe() {
   core::Rng rng = core::Rng::derive(cfg_.train.seed, kProbe);  // a fixed probe batch
   data::RecallBatch batch;
-  task_.generate(rng, cfg_.train.batch, batch);
+  task_.generate(rng, cfg_.train.batch, batch, data::Split::kTrain);
   std::vector<double> norms;
   run_batch(batch, true, &norms);
   return norms;

@@ -7,7 +7,10 @@
 //   family: recurrent    token embedding (`embedding`), one recurrent cell (section `rnn`:
 //                        lstm, rel_lstm, mem_rnn, sab, ... or a mixer as a cell) and a head.
 // Loss: cross-entropy on the scored positions only (the queries); metric "acc" = accuracy
-// there. `state_bytes` in runs.csv is the memory the model carries from one token to the
+// there. The MAD recall tasks train on every next token (data::Split::kTrain) and are
+// evaluated on the recalled values. With task.train_examples > 0 the training batches are
+// drawn (uniformly, with replacement) from a fixed set of that many sequences, made once
+// from train.seed; else every update draws fresh ones. `state_bytes` in runs.csv is the memory the model carries from one token to the
 // next at the task's length (recall_state_bytes), the x axis of Zoology's figure.
 // docs/experiments/recall.md.
 #pragma once
@@ -104,6 +107,8 @@ class RecallExperiment : public train::Experiment {
   // Accuracy and loss on sequences of another length (length extrapolation, --eval-T).
   train::Metrics evaluate_at(int64_t n);
   const data::RecallTask& task() const { return task_; }
+  // The batch of the last train_step().
+  const data::RecallBatch& last_batch() const { return batch_; }
 
  private:
   // Forward (+ backward) on one batch: loss and accuracy on the scored positions.
@@ -120,6 +125,7 @@ class RecallExperiment : public train::Experiment {
   std::unique_ptr<nn::SequenceLayer<float>> rnn_;
   std::unique_ptr<nn::Linear> head_;
   data::RecallBatch batch_;
+  data::RecallBatch pool_;  // task.train_examples > 0: the fixed training set
   core::Tensor logits_, dlogits_, x_, h_, dh_, dx_;
   std::vector<int32_t> ids_tm_, targets_tm_;  // time-major copies (family recurrent)
   std::vector<float> mask_tm_;

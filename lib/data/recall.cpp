@@ -1,5 +1,7 @@
 #include "data/recall.hpp"
 
+#include "data/recall_ops.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,29 +14,6 @@
 #include "core/check.hpp"
 
 namespace seqbench::data {
-
-// Per-generate() scratch, so that generate() stays const and thread-compatible.
-struct RecallScratch {
-  std::vector<uint8_t> seen;                     // Floyd's membership bitmap, kept all 0
-  std::vector<int64_t> pick, keys, sorted_keys;  // draws
-  std::vector<std::pair<double, int64_t>> gap_key;
-};
-
-// How a recall task checks its config, draws its sequences and what it scores (its
-// registry entry points here).
-struct RecallTaskOps {
-  void (*check)(const RecallTaskConfig& cfg);  // rules across its keys, beyond each field's own
-  int64_t (*scored)(const RecallTaskConfig& cfg);  // scored positions per sequence
-  double (*chance)(const RecallTaskConfig& cfg);   // accuracy of a uniform guess
-  int64_t RecallTaskConfig::*pairs_key;            // runs.csv's "pairs" column
-  // The largest [0, n) that Floyd's algorithm draws from (0: none).
-  int64_t (*draw_range)(const RecallTaskConfig& cfg);
-  // A table computed once per task and read by every sequence (mqar: gap weights), or null.
-  std::vector<double> (*table)(const RecallTaskConfig& cfg);
-  // One sequence (ids, targets, mask of length seq_len; targets 0 and mask 0 on entry).
-  void (*sequence)(const RecallTaskConfig& cfg, const std::vector<double>& table, core::Rng& rng,
-                   RecallScratch& s, int32_t* ids, int32_t* targets, float* mask);
-};
 
 namespace {
 
@@ -79,7 +58,7 @@ void shuffle(core::Rng& rng, std::vector<int64_t>& v) {
 constexpr int64_t kBitmapMax = int64_t{1} << 24;  // larger ranges use a hash set
 
 void mqar(const RecallTaskConfig& cfg, const std::vector<double>& weight, core::Rng& rng,
-          RecallScratch& s, int32_t* ids, int32_t* targets, float* mask) {
+          RecallScratch& s, Split, int32_t* ids, int32_t* targets, float* mask) {
   const int64_t V = cfg.vocab, N = cfg.seq_len, P = cfg.n_pairs, H = V / 2;
   const int64_t S = static_cast<int64_t>(weight.size());
   // Keys from {1 .. H-1}, values from {H .. V-1}: ordered draws without replacement.
@@ -128,7 +107,7 @@ void mqar(const RecallTaskConfig& cfg, const std::vector<double>& weight, core::
 }
 
 void selective_copy(const RecallTaskConfig& cfg, const std::vector<double>&, core::Rng& rng,
-                    RecallScratch& s, int32_t* ids, int32_t* targets, float* mask) {
+                    RecallScratch& s, Split, int32_t* ids, int32_t* targets, float* mask) {
   const int64_t V = cfg.vocab, N = cfg.seq_len, K = cfg.n_tokens, D = N - K;
   constexpr int32_t kNoise = 0, kMarker = 1;
   floyd_subset(rng, D, K, s.seen, s.pick);
@@ -144,7 +123,7 @@ void selective_copy(const RecallTaskConfig& cfg, const std::vector<double>&, cor
 }
 
 void induction(const RecallTaskConfig& cfg, const std::vector<double>&, core::Rng& rng,
-               RecallScratch&, int32_t* ids, int32_t* targets, float* mask) {
+               RecallScratch&, Split, int32_t* ids, int32_t* targets, float* mask) {
   const int64_t V = cfg.vocab, N = cfg.seq_len;
   constexpr int32_t kTrigger = 0;
   for (int64_t t = 0; t < N; ++t) ids[t] = static_cast<int32_t>(1 + rng.randint(V - 1));
@@ -205,7 +184,8 @@ const RecallTaskOps kMqarTask{
     &RecallTaskConfig::n_pairs,
     [](const RecallTaskConfig& c) { return std::max(c.vocab / 2 - 1, c.vocab - c.vocab / 2); },
     mqar_gap_weights,
-    mqar};
+    mqar,
+    false};
 const RecallTaskOps kSelectiveCopyTask{
     check_selective_copy,
     [](const RecallTaskConfig& c) { return c.n_tokens; },
@@ -213,7 +193,8 @@ const RecallTaskOps kSelectiveCopyTask{
     &RecallTaskConfig::n_tokens,
     [](const RecallTaskConfig& c) { return c.seq_len - c.n_tokens; },
     nullptr,
-    selective_copy};
+    selective_copy,
+    false};
 const RecallTaskOps kInductionTask{
     check_induction,
     [](const RecallTaskConfig&) { return int64_t{1}; },
@@ -221,7 +202,8 @@ const RecallTaskOps kInductionTask{
     &RecallTaskConfig::n_tokens,
     [](const RecallTaskConfig&) { return int64_t{0}; },
     nullptr,
-    induction};
+    induction,
+    false};
 
 void check_rules(const RecallTaskConfig& cfg) {
   config::check(cfg, "task");
@@ -240,7 +222,9 @@ double RecallTask::chance_accuracy() const { return entry_->recall->chance(cfg_)
 
 int64_t RecallTask::pairs_column() const { return cfg_.*(entry_->recall->pairs_key); }
 
-void RecallTask::generate(core::Rng& rng, int64_t B, RecallBatch& out) const {
+bool RecallTask::trains_on_all_tokens() const { return entry_->recall->train_all; }
+
+void RecallTask::generate(core::Rng& rng, int64_t B, RecallBatch& out, Split split) const {
   SB_CHECK(B >= 0, "recall task: batch size {} is negative", B);
   const int64_t N = cfg_.seq_len;
   out.B = B;
@@ -255,8 +239,8 @@ void RecallTask::generate(core::Rng& rng, int64_t B, RecallBatch& out) const {
   const int64_t range = task.draw_range(cfg_);
   if (range <= kBitmapMax) s.seen.assign(size_t(range), 0);
   for (int64_t b = 0; b < B; ++b)
-    task.sequence(cfg_, table_, rng, s, out.ids.data() + b * N, out.targets.data() + b * N,
-                  out.mask.data() + b * N);
+    task.sequence(cfg_, table_, rng, s, split, out.ids.data() + b * N,
+                  out.targets.data() + b * N, out.mask.data() + b * N);
 }
 
 }  // namespace seqbench::data

@@ -70,13 +70,20 @@
 namespace seqbench::data {
 
 struct RecallTaskConfig {
-  std::string name = "mqar";       // mqar | selective_copy | induction
+  std::string name = "mqar";       // mqar | selective_copy | induction | mad_* (mad.hpp)
   int64_t vocab = 8192;            // V: all ids are < vocab
   int64_t seq_len = 64;            // N: the input length
   int64_t n_pairs = 4;             // mqar: key-value pairs
   int64_t n_tokens = 16;           // selective_copy: data tokens to memorise
   double power_a = 0.01;           // mqar: p(gap g) ∝ (g+1)^(power_a - 1)
   bool random_non_queries = true;  // mqar: filler after the pairs is random, not 0
+  // The MAD tasks' keys (lib/data/mad.hpp).
+  int64_t noise_vocab = 0;         // mad_*recall: ids set aside for noise (in vocab)
+  double frac_noise = 0.0;         // mad_*recall: share of pairs replaced by noise
+  int64_t k_motif = 1;             // mad_fuzzy_recall: keys of 1 .. k_motif tokens
+  int64_t v_motif = 1;             // mad_fuzzy_recall: values of 1 .. v_motif tokens
+  int64_t map_seed = 12345;        // mad_memorization: seed of the fixed key-value map
+  int64_t train_examples = 0;      // > 0: train on a fixed set of this many sequences
 
   template <class V>
   void visit(V& v) {
@@ -94,12 +101,32 @@ struct RecallTaskConfig {
       config::range_above(0.0, 1.0).because("Zoology's 0.01 favours short gaps, 1 is uniform"));
     v("random_non_queries", random_non_queries,
       "mqar: positions after the pairs that are not queries hold random tokens, else 0");
+    v("noise_vocab", noise_vocab,
+      "mad_*recall: the last noise_vocab ids of the vocabulary are noise tokens (MAD: 16)",
+      config::range(0, 1 << 30));
+    v("frac_noise", frac_noise,
+      "mad_*recall: probability that a key-value pair is replaced by noise (MAD: 0.2 .. 0.8)",
+      config::range_below(0.0, 1.0));
+    v("k_motif", k_motif, "mad_fuzzy_recall: keys are 1 .. k_motif distinct tokens (MAD: 3)",
+      config::range(1, 8));
+    v("v_motif", v_motif, "mad_fuzzy_recall: values are 1 .. v_motif distinct tokens (MAD: 3)",
+      config::range(1, 8));
+    v("map_seed", map_seed, "mad_memorization: seed of the fixed key-value map to memorise",
+      config::range(0, 9007199254740992.0));
+    v("train_examples", train_examples,
+      "> 0: training batches are drawn from a fixed set of this many sequences (MAD: 12800); "
+      "0: fresh sequences every update",
+      config::range(0, 1 << 24));
   }
 };
 
 // Cross-field rules (and the field constraints, config::check under "task"); throws
 // core::UsageError with a one-line message naming the key and a hint.
 void check_rules(const RecallTaskConfig& cfg);
+
+// Which targets a batch carries. Training and evaluation differ only for the MAD recall
+// tasks (mad.hpp): they train on every next token and score the recalled values.
+enum class Split { kTrain, kEval };
 
 // B sequences of N tokens, batch-major: element (b, t) at b*N + t.
 struct RecallBatch {
@@ -116,6 +143,8 @@ class RecallTask {
   const TaskEntry& entry() const { return *entry_; }
   int64_t length() const { return cfg_.seq_len; }
   int64_t vocab() const { return cfg_.vocab; }
+  // Scored positions per sequence (evaluation targets); 0 where the count varies from
+  // sequence to sequence (mad_recall, mad_noisy_recall, mad_fuzzy_recall).
   int64_t scored_per_sequence() const;
   // Accuracy of guessing uniformly among the tokens a scored position can hold.
   double chance_accuracy() const;
@@ -124,14 +153,18 @@ class RecallTask {
   int64_t pairs_column() const;
   const RecallTaskConfig& config() const { return cfg_; }
 
-  // Fills out with B fresh sequences drawn from rng (buffers reused). const and free of
-  // shared scratch: tasks may generate from several threads with their own Rngs.
-  void generate(core::Rng& rng, int64_t B, RecallBatch& out) const;
+  // Fills out with B fresh sequences drawn from rng (buffers reused), with the targets of
+  // `split`. const and free of shared scratch: tasks may generate from several threads
+  // with their own Rngs.
+  void generate(core::Rng& rng, int64_t B, RecallBatch& out, Split split = Split::kEval) const;
+  // Whether training targets differ from the evaluation ones (the MAD recall tasks).
+  bool trains_on_all_tokens() const;
 
  private:
   RecallTaskConfig cfg_;
   const TaskEntry* entry_;
-  std::vector<double> table_;  // the task's precomputed table (mqar: its gap weights)
+  std::vector<double> table_;  // the task's precomputed table (mqar: its gap weights;
+                               // mad_memorization: its key-value map)
 };
 
 }  // namespace seqbench::data

@@ -36,6 +36,35 @@ const std::vector<TaskEntry>& task_registry() {
        "the token after the trigger's first occurrence, at its second (Mamba, after Olsson "
        "et al. 2022)",
        F::kRecall, "vocab, seq_len", M::kAccuracy, nullptr, &kInductionTask},
+      {"mad_recall",
+       "MAD in-context recall: the value of every repeated key among random key-value pairs "
+       "(Poli et al. 2024)",
+       F::kRecall, "vocab, seq_len, noise_vocab, train_examples", M::kAccuracy, nullptr,
+       &kMadRecallTask},
+      {"mad_fuzzy_recall",
+       "MAD fuzzy in-context recall: keys and values of 1 .. k_motif / v_motif tokens "
+       "(Poli et al. 2024)",
+       F::kRecall, "vocab, seq_len, k_motif, v_motif, noise_vocab, frac_noise, train_examples",
+       M::kAccuracy, nullptr, &kMadFuzzyRecallTask},
+      {"mad_noisy_recall",
+       "MAD noisy in-context recall: in-context recall with noise tokens among the pairs "
+       "(Poli et al. 2024)",
+       F::kRecall, "vocab, seq_len, noise_vocab, frac_noise, train_examples", M::kAccuracy,
+       nullptr, &kMadNoisyRecallTask},
+      {"mad_selective_copy",
+       "MAD selective copying: the K data tokens among blanks, in order, after the copy "
+       "marker (Poli et al. 2024)",
+       F::kRecall, "vocab, seq_len, n_tokens, train_examples", M::kAccuracy, nullptr,
+       &kMadSelectiveCopyTask},
+      {"mad_compression",
+       "MAD compression, causal form: the first seq_len/2 - 1 tokens again after the "
+       "compression token (Poli et al. 2024)",
+       F::kRecall, "vocab, seq_len, train_examples", M::kAccuracy, nullptr,
+       &kMadCompressionTask},
+      {"mad_memorization",
+       "MAD memorization: a fixed key-value map learnt in the weights (Poli et al. 2024)",
+       F::kRecall, "vocab, seq_len, map_seed, train_examples", M::kAccuracy, nullptr,
+       &kMadMemorizationTask},
   };
   return registry;
 }

@@ -4,8 +4,9 @@
 // RecallTask), the experiments' metric and `seqbench list tasks`.
 //
 // Adding a task: its generator beside the others of its family (synthetic.cpp for the copy
-// experiment's one-hot sequences, recall.cpp for the token tasks of the recall experiment),
-// ending in a `const CopyTaskOps` or `const RecallTaskOps` declared below; one line in
+// experiment's one-hot sequences, recall.cpp or mad.cpp for the token tasks of the recall
+// experiment, whose ops are in recall_ops.hpp), ending in a `const CopyTaskOps` or
+// `const RecallTaskOps` declared below; one line in
 // task_registry() (tasks.cpp); a test in tests/data/ (task_registry_test.cpp already runs
 // every entry through a batch and its metric).
 #pragma once
@@ -35,6 +36,8 @@ struct CopyTaskOps;
 struct RecallTaskOps;
 extern const CopyTaskOps kCopyTask, kDenoiseTask, kAddingTask;
 extern const RecallTaskOps kMqarTask, kSelectiveCopyTask, kInductionTask;
+extern const RecallTaskOps kMadRecallTask, kMadFuzzyRecallTask, kMadNoisyRecallTask,
+    kMadSelectiveCopyTask, kMadCompressionTask, kMadMemorizationTask;
 
 struct TaskEntry {
   const char* name;

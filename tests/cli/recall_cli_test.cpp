@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <set>
+#include <vector>
 
 #include "apps/recall/recall_experiment.hpp"
 #include "cli/cli_util.hpp"
@@ -141,6 +142,9 @@ TEST(RecallCli, EveryPresetRunsOnEveryTask) {
   const std::string dir = clitest::fresh_dir("presets");
   const std::vector<std::string> overlays{"", root + "/configs/recall/tasks/selective_copy.yaml",
                                           root + "/configs/recall/tasks/induction.yaml"};
+  const std::vector<std::string> mad{"mad_recall",         "mad_fuzzy_recall",
+                                     "mad_noisy_recall",   "mad_selective_copy",
+                                     "mad_compression",    "mad_memorization"};
   const auto with = [&](const std::string& preset, const std::string& overlay) {
     return " --config " + preset + (overlay.empty() ? "" : " --config " + overlay);
   };
@@ -149,6 +153,11 @@ TEST(RecallCli, EveryPresetRunsOnEveryTask) {
     if (e.path().extension() == ".yaml") {
       ++presets;
       for (const auto& o : overlays) {
+        const auto d = run(kFront + " recall" + with(e.path().string(), o) + " --dump-config", dir);
+        EXPECT_EQ(d.code, 0) << e.path() << " + " << o << ": " << d.err;
+      }
+      for (const auto& t : mad) {
+        const std::string o = root + "/configs/recall/tasks/" + t + ".yaml";
         const auto d = run(kFront + " recall" + with(e.path().string(), o) + " --dump-config", dir);
         EXPECT_EQ(d.code, 0) << e.path() << " + " << o << ": " << d.err;
       }
@@ -168,4 +177,50 @@ TEST(RecallCli, EveryPresetRunsOnEveryTask) {
   std::set<std::string> tasks;
   for (size_t i = 0; i < runs.rows.size(); ++i) tasks.insert(runs.rows[i][size_t(runs.col("task"))]);
   EXPECT_EQ(tasks, (std::set<std::string>{"mqar", "selective_copy", "induction"}));
+  // MAD's six tasks at their own lengths, on one mixer preset, from a small fixed set.
+  const std::string mad_small =
+      " -q --set train.steps=2 --set train.batch=2 --set train.eval_every=2 "
+      "--set train.eval_batches=1 --set train.threads=1 --set task.train_examples=4 --out mad";
+  for (const auto& t : mad) {
+    const std::string o = root + "/configs/recall/tasks/" + t + ".yaml";
+    const auto r = run(kFront + " recall" + with(root + "/configs/recall/lru_small.yaml", o) + mad_small, dir);
+    EXPECT_EQ(r.code, 0) << t << ": " << r.err;
+  }
+  const auto mad_runs = report::read_csv(dir + "/mad/recall/runs.csv");
+  std::set<std::string> mad_tasks;
+  for (size_t i = 0; i < mad_runs.rows.size(); ++i)
+    mad_tasks.insert(mad_runs.rows[i][size_t(mad_runs.col("task"))]);
+  EXPECT_EQ(mad_tasks, std::set<std::string>(mad.begin(), mad.end()));
+}
+
+// task.train_examples: training batches come from a fixed set of that many sequences, and
+// MAD's recall tasks train on every next token (evaluation scores the recalled values).
+TEST(RecallExperiment, FixedTrainingSetAndMadTrainingTargets) {
+  const auto rows_seen = [](int64_t train_examples) {
+    apps::RecallConfig c;
+    c.task.name = "mad_recall";
+    c.task.vocab = 16;
+    c.task.seq_len = 16;
+    c.task.train_examples = train_examples;
+    c.model.d_model = 8;
+    c.model.d_ff = 8;
+    c.train.batch = 8;
+    apps::RecallExperiment e(c);
+    e.init();
+    std::set<std::vector<int32_t>> seen;
+    for (int step = 0; step < 5; ++step) {
+      e.train_step();
+      const data::RecallBatch& b = e.last_batch();
+      EXPECT_EQ(b.B, 8);
+      for (int64_t r = 0; r < b.B; ++r) {
+        const auto* ids = b.ids.data() + r * b.N;
+        seen.insert(std::vector<int32_t>(ids, ids + b.N));
+        for (int64_t t = 0; t < b.N; ++t)
+          EXPECT_EQ(b.mask[size_t(r * b.N + t)], t + 1 < b.N ? 1.f : 0.f) << "every next token";
+      }
+    }
+    return seen.size();
+  };
+  EXPECT_EQ(rows_seen(3), 3u) << "40 rows drawn from a set of 3";
+  EXPECT_EQ(rows_seen(0), 40u) << "fresh sequences every update";
 }

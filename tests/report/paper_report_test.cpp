@@ -26,7 +26,7 @@ TEST(PaperSpecs, EveryEmbeddedPaperParsesAndNamesSweepsAndRowsThatExist) {
   std::set<std::string> names;
   for (const auto& p : specs) names.insert(p.name);
   EXPECT_EQ(names,
-            (std::set<std::string>{"kerg2020", "nguyen2020", "miller2019", "daras2020", "roy2021", "zoology"}));
+            (std::set<std::string>{"kerg2020", "nguyen2020", "miller2019", "daras2020", "roy2021", "zoology", "mad"}));
   for (const auto& p : specs) {
     EXPECT_FALSE(p.title.empty()) << p.name;
     EXPECT_FALSE(p.arxiv.empty()) << p.name;
