@@ -439,9 +439,10 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
         if (!opts.quiet && !p.note.empty())
           fmt::print(stderr, "seqbench {}: note: {}\n", spec.name, p.note);
         if (!opts.quiet && p.measured && std::isfinite(p.gflops))
-          fmt::print(stderr, "seqbench {}: this machine's sgemm peak: {:.1f} GFLOP/s on {} threads "
+          fmt::print(stderr, "seqbench {}: this machine's sgemm peak: {:.1f} GFLOP/s on {} thread{} "
                      "(measured once, cached in {})\n",
-                     spec.name, p.gflops, core::num_threads(), p.path);
+                     spec.name, p.gflops, core::num_threads(), core::num_threads() == 1 ? "" : "s",
+                     p.path);
       }
       const std::string extra =
           spec.on_finish ? spec.on_finish(cfg, exp, files, label(), s) : std::string();
