@@ -27,6 +27,7 @@
 #include "nn/model_config.hpp"
 #include "nn/sequence_layer.hpp"
 #include "optim/optim_config.hpp"
+#include "train/efficiency.hpp"
 #include "train/experiment.hpp"
 #include "train/memory_estimate.hpp"
 #include "train/train_config.hpp"
@@ -115,6 +116,12 @@ class CharPtbExperiment : public train::Experiment {
   };
   InputGradProbe input_grad_probe(int64_t L, int64_t windows);
   size_t held_bytes() override { return rnn_->held_bytes(); }
+  // One layer over a segment of lm.seq_len embeddings in train.batch columns (an epoch's
+  // shorter last segment counts as a full one).
+  double lstm_equivalent_flop() const override {
+    return train::lstm_equivalent_flop(cfg_.model.cell, cfg_.train.batch, cfg_.lm.seq_len,
+                                       cfg_.lm.embedding, cfg_.model.hidden);
+  }
   void after_update() override { rnn_->after_update(); }
   void save_state(train::Checkpoint& ck) const override;
   void load_state(const train::Checkpoint& ck) override;

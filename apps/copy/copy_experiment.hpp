@@ -12,6 +12,7 @@
 #include "nn/model_config.hpp"
 #include "nn/seq_model.hpp"
 #include "optim/optim_config.hpp"
+#include "train/efficiency.hpp"
 #include "train/experiment.hpp"
 #include "train/memory_estimate.hpp"
 #include "train/train_config.hpp"
@@ -57,6 +58,11 @@ class CopyExperiment : public train::Experiment {
   bool higher_is_better() const override { return data::higher_is_better(task_.entry().metric); }
   std::vector<double> gradnorm_probe() override;
   size_t held_bytes() override { return model_->recurrent().held_bytes(); }
+  // One layer over the task's L steps of train.batch one-hot inputs.
+  double lstm_equivalent_flop() const override {
+    return train::lstm_equivalent_flop(cfg_.model.cell, cfg_.train.batch, task_.length(),
+                                       task_.input_size(), cfg_.model.hidden);
+  }
   void after_update() override { model_->after_update(); }
   void save_state(train::Checkpoint& ck) const override;
   void load_state(const train::Checkpoint& ck) override;

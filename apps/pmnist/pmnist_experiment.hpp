@@ -24,6 +24,7 @@
 #include "nn/model_config.hpp"
 #include "nn/sequence_layer.hpp"
 #include "optim/optim_config.hpp"
+#include "train/efficiency.hpp"
 #include "train/experiment.hpp"
 #include "train/memory_estimate.hpp"
 #include "train/train_config.hpp"
@@ -105,6 +106,10 @@ class PmnistExperiment : public train::Experiment {
   bool higher_is_better() const override { return true; }
   std::vector<double> gradnorm_probe() override;
   size_t held_bytes() override { return rnn_->held_bytes(); }
+  // One layer over the image's T steps of one pixel, train.batch images.
+  double lstm_equivalent_flop() const override {
+    return train::lstm_equivalent_flop(cfg_.model.cell, cfg_.train.batch, T_, 1, cfg_.model.hidden);
+  }
   void after_update() override { rnn_->after_update(); }
   void save_state(train::Checkpoint& ck) const override;
   void load_state(const train::Checkpoint& ck) override;

@@ -25,6 +25,7 @@
 #include "nn/model_config.hpp"
 #include "nn/sequence_layer.hpp"
 #include "optim/optim_config.hpp"
+#include "train/efficiency.hpp"
 #include "train/experiment.hpp"
 #include "train/memory_estimate.hpp"
 #include "train/train_config.hpp"
@@ -98,6 +99,13 @@ class RecallExperiment : public train::Experiment {
   bool higher_is_better() const override { return data::higher_is_better(task_.entry().metric); }
   std::vector<double> gradnorm_probe() override;
   size_t held_bytes() override;
+  // The recurrent model: one layer over the task's N tokens of train.batch embeddings; the
+  // Transformer: not defined (0).
+  double lstm_equivalent_flop() const override {
+    return rnn_ ? train::lstm_equivalent_flop(cfg_.rnn.cell, cfg_.train.batch, task_.length(),
+                                              cfg_.embedding, cfg_.rnn.hidden)
+                : 0.0;
+  }
   void after_update() override {
     if (rnn_) rnn_->after_update();
   }

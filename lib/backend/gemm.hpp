@@ -32,8 +32,13 @@ GemmImpl gemm_impl();
 GemmImpl parse_gemm_impl(const std::string& name);
 const char* gemm_impl_name(GemmImpl impl);
 
-// The linked libraries' versions, for `seqbench --version`: "oneDNN 2.6.3, OpenBLAS 0.3.21"
-// (OpenBLAS's own config string, its first two words).
+// The linked libraries' versions, for `seqbench --version`:
+// "oneDNN 2.6.3 (ISA avx512_core_bf16), OpenBLAS 0.3.21" (OpenBLAS's own config string,
+// its first two words).
 std::string library_versions();
+// The instruction set oneDNN dispatches to on this machine (dnnl_get_effective_cpu_isa):
+// "avx2", "avx512_core", "avx512_core_bf16", ... ("unknown" for one this list lacks).
+// ONEDNN_MAX_CPU_ISA lowers it.
+const char* onednn_isa();
 
 }  // namespace seqbench::backend

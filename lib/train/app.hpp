@@ -16,8 +16,10 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <concepts>
 #include <filesystem>
@@ -33,6 +35,7 @@
 #include "core/fs.hpp"
 #include "core/threads.hpp"
 #include "report/run_id.hpp"
+#include "train/efficiency.hpp"
 #include "train/memory_estimate.hpp"
 #include "train/run_record.hpp"
 #include "train/signals.hpp"
@@ -254,6 +257,7 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
         ->group("");  // hidden
     if (spec.add_options) spec.add_options(app);
     if (!config::parse_cli(app, argc, argv)) return core::kExitOk;
+    [[maybe_unused]] const PeakMode peak = peak_mode();  // a bad SEQBENCH_SGEMM_PEAK first
     if (!opts.resume_from.empty()) opts.resume = true;
     if (!TrainedExperiment<Exp> && opts.resume)
       throw core::UsageError(fmt::format(
@@ -435,6 +439,20 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
                               files.dir())));
       }
       restore_default_handlers();
+      // The machine's sgemm peak, the yardstick of the run's GFLOP/s: cached, measured once
+      // per machine (a few hundred ms); an interrupted run only reads the cache.
+      if (s.update_gflop > 0) {
+        const PeakLookup p = machine_sgemm_peak(
+            core::num_threads(), s.status == "interrupted" ? std::max(peak, PeakMode::kCached) : peak);
+        s.sgemm_peak_gflops = p.gflops;
+        if (!opts.quiet && !p.note.empty())
+          fmt::print(stderr, "seqbench {}: note: {}\n", spec.name, p.note);
+        if (!opts.quiet && p.measured && std::isfinite(p.gflops))
+          fmt::print(stderr, "seqbench {}: this machine's sgemm peak: {:.1f} GFLOP/s on {} thread{} "
+                     "(measured once, cached in {})\n",
+                     spec.name, p.gflops, core::num_threads(), core::num_threads() == 1 ? "" : "s",
+                     p.path);
+      }
       const std::string extra =
           spec.on_finish ? spec.on_finish(cfg, exp, files, label(), s) : std::string();
 
@@ -449,7 +467,7 @@ int run_app(int argc, char** argv, const AppSpec<Cfg, Exp>& spec) {
         return core::kExitInterrupted;
       }
       if (!opts.quiet)
-        fmt::print("\n{}\n{}", summary_table(record), extra.empty() ? "" : extra + "\n");
+        fmt::print("\n{}\n{}", summary_table(record, s), extra.empty() ? "" : extra + "\n");
       if (s.status == "diverged" || s.status == "failed") {
         fmt::print(stderr, "seqbench {}: error: {}\n", spec.name, s.message);
         return core::kExitError;

@@ -36,6 +36,9 @@ class Experiment {
   virtual void after_update() {}
   // Bytes the model holds between forward and backward (for memory reports).
   virtual size_t held_bytes() = 0;
+  // The LSTM-equivalent work of one training update in flop (train/efficiency.hpp), 0
+  // where it is not defined (the default: a model that is not an LSTM-like cell).
+  virtual double lstm_equivalent_flop() const { return 0; }
   // Resumable state beyond the parameters (e.g. the data RNG), written into the
   // checkpoint with its typed put functions, usually under the experiment's own scope
   // (ck.scope("char_ptb")); the Trainer's keys and the parameter names are at the top.

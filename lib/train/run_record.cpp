@@ -1,6 +1,8 @@
 #include "train/run_record.hpp"
 
 #include <charconv>
+#include <cmath>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
@@ -108,6 +110,12 @@ void write_run_outputs(const RunFiles& files, const RunIdentity& record, const S
     else
       j.set(k, std::strtod(v.c_str(), nullptr));
   }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  j.set("step_ms", s.step_ms > 0 ? s.step_ms : nan);
+  j.set("lstm_gflop_per_update", s.update_gflop > 0 ? s.update_gflop : nan);
+  j.set("gflops", achieved_gflops(s));
+  j.set("sgemm_peak_gflops", s.sgemm_peak_gflops);
+  j.set("pct_sgemm_peak", pct_sgemm_peak(s));
   j.set("message", s.message);
   core::write_file_atomic(files.path("summary.json"), j.pretty());
   if (s.status == "interrupted") return;
@@ -142,7 +150,17 @@ void write_run_outputs(const RunFiles& files, const RunIdentity& record, const S
   runs.row(cells);
 }
 
-std::string summary_table(const RunIdentity& record) {
+double achieved_gflops(const Summary& s) {
+  return s.update_gflop > 0 && s.step_ms > 0 ? s.update_gflop / (s.step_ms / 1000.0)
+                                             : std::numeric_limits<double>::quiet_NaN();
+}
+
+double pct_sgemm_peak(const Summary& s) {
+  return s.sgemm_peak_gflops > 0 ? 100.0 * achieved_gflops(s) / s.sgemm_peak_gflops
+                                 : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string summary_table(const RunIdentity& record, const Summary& s) {
   static const char* shown[] = {"label",   "task",         "T",           "backend",
                                 "status",  "updates",      "metric",      "final_metric",
                                 "best_metric", "final_loss", "ms_per_update", "peak_rss_mb"};
@@ -153,6 +171,14 @@ std::string summary_table(const RunIdentity& record) {
         header.push_back(k);
         row.push_back(v);
       }
+  if (const double g = achieved_gflops(s); std::isfinite(g)) {
+    header.push_back("GFLOP/s");
+    row.push_back(fmt::format("{:.1f}", g));
+    if (const double p = pct_sgemm_peak(s); std::isfinite(p)) {
+      header.push_back("% sgemm peak");
+      row.push_back(fmt::format("{:.0f}%", p));
+    }
+  }
   return report::markdown_table(header, {row});
 }
 

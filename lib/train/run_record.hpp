@@ -41,10 +41,18 @@ RunIdentity data_columns(const std::string& name, bool stand_in, const data::Dat
 RunIdentity run_record(const RunFiles& files, const std::string& experiment,
                        const RunIdentity& identity, const Summary& s);
 
-// Writes summary.json and, unless the run was interrupted, appends to runs.csv.
+// The run's achieved LSTM-equivalent GFLOP/s (update_gflop over step_ms) and their
+// percentage of the sgemm peak; NaN where the count, the time or the peak is missing.
+double achieved_gflops(const Summary& s);
+double pct_sgemm_peak(const Summary& s);
+
+// Writes summary.json (the record, the efficiency keys step_ms, lstm_gflop_per_update,
+// gflops, sgemm_peak_gflops and pct_sgemm_peak, null where not known, then the message)
+// and, unless the run was interrupted, appends the record to runs.csv.
 void write_run_outputs(const RunFiles& files, const RunIdentity& record, const Summary& s);
 
-// A one-row Markdown table of the most useful columns of a record.
-std::string summary_table(const RunIdentity& record);
+// A one-row Markdown table of the most useful columns of a record, with the run's
+// GFLOP/s and % of the sgemm peak where they are known.
+std::string summary_table(const RunIdentity& record, const Summary& s);
 
 }  // namespace seqbench::train

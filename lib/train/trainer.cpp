@@ -254,7 +254,9 @@ Summary Trainer::run() {
   auto elapsed = [&] { return elapsed_before_ + seconds_since(t_start); };
   bool stop = false;
   if (cfg_.gradnorm_every > 0 && step_ == 0) probe();
+  double step_seconds = 0;  // in the training steps alone (Summary::step_ms)
   while (!stop && step_ < cfg_.steps) {
+    const auto t_step = Clock::now();
     ps.zero_grad();
     Metrics m;
     try {
@@ -299,6 +301,7 @@ Summary Trainer::run() {
         break;
       }
     }
+    step_seconds += seconds_since(t_step);
     ++step_;
     acc_n_ += 1;
     acc_loss_ += loss;
@@ -353,6 +356,8 @@ Summary Trainer::run() {
   s.seconds_to_target = seconds_to_target_;
   const int64_t done = step_ - first;
   s.ms_per_update = done > 0 ? 1000.0 * seconds_since(t_start) / double(done) : 0.0;
+  s.step_ms = done > 0 ? 1000.0 * step_seconds / double(done) : 0.0;
+  s.update_gflop = exp_.lstm_equivalent_flop() / 1e9;
   s.peak_rss_mb = peak_rss_mb();
   s.held_bytes = exp_.held_bytes();
   // A diverged or failed run's message is the app's error line; printing it here too

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +44,16 @@ struct Summary {
   double seconds_to_target = -1;
   double train_seconds = 0;        // time in training updates and validations (across resumes)
   double ms_per_update = 0;        // mean over the updates of this process
+  // The training step alone (train_step, clip, optimizer step, after_update: the bench's
+  // step), mean over the updates of this process; validations, probes and checkpoints
+  // are not in it.
+  double step_ms = 0;
+  // The LSTM-equivalent work of one update (Experiment::lstm_equivalent_flop), in GFLOP;
+  // 0 where the count is not defined (train/efficiency.hpp).
+  double update_gflop = 0;
+  // This machine's sgemm peak at the run's threads (train/efficiency.hpp); NaN when none
+  // is cached (set by the app after training).
+  double sgemm_peak_gflops = std::numeric_limits<double>::quiet_NaN();
   double peak_rss_mb = 0;
   size_t held_bytes = 0;
 };

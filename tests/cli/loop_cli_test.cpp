@@ -71,6 +71,11 @@ TEST(LoopCli, VersionNamesCommitBuildAndLibraries) {
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* s : {"seqbench 0.", "(commit ", "build: ", "oneDNN ", "OpenBLAS "})
     EXPECT_TRUE(contains(r.out, s)) << s << "\n" << r.out;
+  // The ISA oneDNN dispatches to, and a cap lowers it (an AVX2 machine's table differs).
+  EXPECT_TRUE(contains(r.out, " (ISA ")) << r.out;
+  EXPECT_FALSE(contains(r.out, "(ISA unknown)")) << r.out;
+  const auto capped = run("env ONEDNN_MAX_CPU_ISA=SSE41 " + kFront + " --version", dir);
+  EXPECT_TRUE(contains(capped.out, " (ISA sse41)")) << capped.out;
   EXPECT_TRUE(contains(r.out, "native (-march=") || contains(r.out, ", portable")) << r.out;
   EXPECT_FALSE(contains(r.out, "commit unknown")) << r.out;  // built from a git checkout
   // The help shows the loop and the new commands.

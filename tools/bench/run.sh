@@ -226,6 +226,10 @@ declare -A core_name
 for core in "${core_cands[@]}"; do
   core_name[$core]=$(sed -n 's/^openblas_core=//p' "$tmp/info-$core")
 done
+# The ISA oneDNN dispatches to (ONEDNN_MAX_CPU_ISA lowers it): in the title of latest.md and
+# a column of every CSV, since docs/performance.md keeps one table per ISA.
+onednn_isa=$(sed -n 's/^onednn_isa=//p' "$tmp/info-${core_cands[0]}")
+onednn_isa=${onednn_isa:-unknown}
 
 if [[ $probe == 0 ]]; then
   setting_line="settings: not probed (BENCH_PROBE=0): ${thread_cands[0]} threads, environment as it is"
@@ -880,7 +884,7 @@ sgemm_csv=$out_dir/sgemm.csv
 probes_csv=$out_dir/probes.csv
 json=$out_dir/bench-$stamp.json
 {
-  echo "# Training-step benchmark"
+  echo "# Training-step benchmark ($onednn_isa)"
   echo
   echo "    ${header//$'\n'/$'\n'    }"
   echo "    load average (1 min): $load_start at start, $load_end at end, on $ncpu cores"
@@ -967,20 +971,20 @@ json=$out_dir/bench-$stamp.json
   [[ -z $cells_no_ref ]] || echo "Registered cells with no PyTorch reference (tools/bench/torch_cells.py), so not in pmnist-cells: ${cells_no_ref% }."
 } >"$md"
 {
-  echo "date,commit,nproc,cpu,torch,workload,impl,setting,threads,openblas_core_setting,openblas_threads,task,B,T,I,H,ms_per_step,ms_min,peak_rss_mb,gflops,pct_sgemm_peak,ms_at_peak,load_start,load_end,heads,d_state,chunk,fwd_ms,bwd_ms,held_mb,loss0,y_rms0"
+  echo "date,commit,nproc,cpu,torch,workload,impl,setting,threads,openblas_core_setting,openblas_threads,task,B,T,I,H,ms_per_step,ms_min,peak_rss_mb,gflops,pct_sgemm_peak,ms_at_peak,load_start,load_end,heads,d_state,chunk,fwd_ms,bwd_ms,held_mb,loss0,y_rms0,onednn_isa"
   for r in "${rows[@]}"; do
     IFS='|' read -r key task B T I H <<<"$r"
-    echo "$date_utc,$commit,$ncpu,\"$cpu\",$torch_version,${key%%/*},${key#*/},\"${setting[$key]:-}\",${row_th[$key]:-},${row_core[$key]:-},${row_bt[$key]:-},$task,$B,$T,$I,$H,${ms[$key]:-},${best[$key]:-},${rss[$key]:-},${gflops[$key]:-},${pct[$key]:-},${floor_ms[$key]:-},$load_start,$load_end,,,,,,,,"
+    echo "$date_utc,$commit,$ncpu,\"$cpu\",$torch_version,${key%%/*},${key#*/},\"${setting[$key]:-}\",${row_th[$key]:-},${row_core[$key]:-},${row_bt[$key]:-},$task,$B,$T,$I,$H,${ms[$key]:-},${best[$key]:-},${rss[$key]:-},${gflops[$key]:-},${pct[$key]:-},${floor_ms[$key]:-},$load_start,$load_end,,,,,,,,,$onednn_isa"
   done
   # the mixers: task mixer, T = N tokens, I = H = the width E
   for r in "${mix_rows[@]}"; do
     IFS='|' read -r key B N E heads ds chunk <<<"$r"
-    echo "$date_utc,$commit,$ncpu,\"$cpu\",$torch_version,${key%%/*},${key#*/},\"${setting[$key]:-}\",${row_th[$key]:-},${row_core[$key]:-},${row_bt[$key]:-},mixer,$B,$N,$E,$E,${ms[$key]:-},${best[$key]:-},${rss[$key]:-},,,,$load_start,$load_end,$heads,$ds,$chunk,${mix_val[$key/fwd_ms]:-},${mix_val[$key/bwd_ms]:-},${mix_val[$key/held_mb]:-},${mix_val[$key/loss0]:-},${mix_val[$key/y_rms0]:-}"
+    echo "$date_utc,$commit,$ncpu,\"$cpu\",$torch_version,${key%%/*},${key#*/},\"${setting[$key]:-}\",${row_th[$key]:-},${row_core[$key]:-},${row_bt[$key]:-},mixer,$B,$N,$E,$E,${ms[$key]:-},${best[$key]:-},${rss[$key]:-},,,,$load_start,$load_end,$heads,$ds,$chunk,${mix_val[$key/fwd_ms]:-},${mix_val[$key/bwd_ms]:-},${mix_val[$key/held_mb]:-},${mix_val[$key/loss0]:-},${mix_val[$key/y_rms0]:-},$onednn_isa"
   done
 } >"$csv"
 {
-  echo "when,lib,core,core_setting,threads,n,reps,ms,gflops,gflops_best"
-  printf '%s\n' "${sgemm_csv_lines[@]}"
+  echo "when,lib,core,core_setting,threads,n,reps,ms,gflops,gflops_best,onednn_isa"
+  printf '%s\n' "${sgemm_csv_lines[@]/%/,$onednn_isa}"
 } >"$sgemm_csv"
 {
   echo "workload,impl,probe_T,threads,core_setting,blas_threads,ms_min"

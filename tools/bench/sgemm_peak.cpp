@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/gemm.hpp"
 #include "bench_common.hpp"
 #include "core/check.hpp"
 
@@ -43,28 +44,11 @@ struct Args {
   bool info = false;
 };
 
-const char* isa_name(dnnl_cpu_isa_t isa) {
-  switch (isa) {
-    case dnnl_cpu_isa_all: return "all";
-    case dnnl_cpu_isa_sse41: return "sse41";
-    case dnnl_cpu_isa_avx: return "avx";
-    case dnnl_cpu_isa_avx2: return "avx2";
-    case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
-    case dnnl_cpu_isa_avx512_mic: return "avx512_mic";
-    case dnnl_cpu_isa_avx512_mic_4ops: return "avx512_mic_4ops";
-    case dnnl_cpu_isa_avx512_core: return "avx512_core";
-    case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
-    case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
-    case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
-    default: return "unknown";
-  }
-}
-
 int print_info() {
   const dnnl_version_t* v = dnnl_version();
   fmt::print("onednn_version={}.{}.{}\n", v->major, v->minor, v->patch);
   fmt::print("onednn_hash={}\n", v->hash ? v->hash : "-");
-  fmt::print("onednn_isa={}\n", isa_name(dnnl_get_effective_cpu_isa()));
+  fmt::print("onednn_isa={}\n", backend::onednn_isa());
   fmt::print("openblas_config={}\n", openblas_get_config());
   fmt::print("openblas_core={}\n", openblas_get_corename());
   fmt::print("openblas_threads={}\n", openblas_get_num_threads());
