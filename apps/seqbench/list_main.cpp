@@ -192,7 +192,7 @@ std::vector<Preset> find_presets(const std::string& root, const std::string& onl
     for (const auto& f : files) {
       const std::string comment = leading_comment(f.string());
       out.push_back({e.name, f.stem().string(), f.string(), shortened(first_sentence(comment), 110),
-                     shortened(stated_time(comment), 80)});
+                     shortened(stated_time(comment), 80), ""});
     }
   }
   return out;
