@@ -2,9 +2,9 @@
 #   gnuplot curves.gp
 set encoding utf8
 if (strstrt(' '.GPVAL_TERMINALS.' ', ' pngcairo ') > 0) {
-  set terminal pngcairo size 1200,2330 noenhanced font 'Sans,11'
+  set terminal pngcairo size 1200,2970 noenhanced font 'Sans,11'
 } else {
-  set terminal png size 1200,2330 noenhanced
+  set terminal png size 1200,2970 noenhanced
 }
 set output 'curves.png'
 # The house style ("Figure style" in the report docs): literal text, one number
@@ -26,121 +26,153 @@ do for [i = 1:60] {
 set linetype cycle 60
 set xlabel 'updates'
 set multiplot title 'Learning curves of the compression runs (small)'
-set origin 0.0000, 0.8351
-set size 0.4300, 0.1392
+set origin 0.0000, 0.8709
+set size 0.4300, 0.1089
 unset key
 set title 'deltanet: loss (1 seed)'
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
 plot 'curves.dat' index 0 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 1 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.4300, 0.8351
-set size 0.4300, 0.1392
+set origin 0.4300, 0.8709
+set size 0.4300, 0.1089
 unset key
 set title 'deltanet: acc (1 seed)'
 set ylabel 'acc'
 set logscale y
 set format y '1e%L'
 plot 'curves.dat' index 2 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 3 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.0000, 0.6959
-set size 0.4300, 0.1392
+set origin 0.0000, 0.7621
+set size 0.4300, 0.1089
 unset key
 set title 'full: loss (1 seed)'
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
 plot 'curves.dat' index 4 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 5 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.4300, 0.6959
-set size 0.4300, 0.1392
+set origin 0.4300, 0.7621
+set size 0.4300, 0.1089
 unset key
 set title 'full: acc (1 seed)'
 set ylabel 'acc'
 set logscale y
 set format y '1e%L'
 plot 'curves.dat' index 6 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 7 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.0000, 0.5567
-set size 0.4300, 0.1392
+set origin 0.0000, 0.6532
+set size 0.4300, 0.1089
 unset key
 set title 'gla: loss (1 seed)'
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
 plot 'curves.dat' index 8 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 9 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.4300, 0.5567
-set size 0.4300, 0.1392
+set origin 0.4300, 0.6532
+set size 0.4300, 0.1089
 unset key
 set title 'gla: acc (1 seed)'
 set ylabel 'acc'
 set logscale y
 set format y '1e%L'
 plot 'curves.dat' index 10 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 11 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.0000, 0.4175
-set size 0.4300, 0.1392
+set origin 0.0000, 0.5443
+set size 0.4300, 0.1089
 unset key
 set title 'linear_attention: loss (1 seed)'
 set ylabel 'loss'
 unset logscale y
 set format y '%g'
 plot 'curves.dat' index 12 using 1:2 with linespoints lt 1 pi 2 notitle, 'curves.dat' index 13 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.4300, 0.4175
-set size 0.4300, 0.1392
+set origin 0.4300, 0.5443
+set size 0.4300, 0.1089
 unset key
 set title 'linear_attention: acc (1 seed)'
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
 plot 'curves.dat' index 14 using 1:2 with linespoints lt 1 pi 2 notitle, 'curves.dat' index 15 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.0000, 0.2784
-set size 0.4300, 0.1392
+set origin 0.0000, 0.4355
+set size 0.4300, 0.1089
 unset key
 set title 'lru: loss (1 seed)'
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
 plot 'curves.dat' index 16 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 17 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.4300, 0.2784
-set size 0.4300, 0.1392
+set origin 0.4300, 0.4355
+set size 0.4300, 0.1089
 unset key
 set title 'lru: acc (1 seed)'
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
 plot 'curves.dat' index 18 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 19 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.0000, 0.1392
-set size 0.4300, 0.1392
+set origin 0.0000, 0.3266
+set size 0.4300, 0.1089
 unset key
 set title 'mamba: loss (1 seed)'
 set ylabel 'loss'
 unset logscale y
 set format y '%g'
 plot 'curves.dat' index 20 using 1:2 with linespoints lt 1 pi 2 notitle, 'curves.dat' index 21 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.4300, 0.1392
-set size 0.4300, 0.1392
+set origin 0.4300, 0.3266
+set size 0.4300, 0.1089
 unset key
 set title 'mamba: acc (1 seed)'
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
 plot 'curves.dat' index 22 using 1:2 with linespoints lt 1 pi 2 notitle, 'curves.dat' index 23 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.0000, 0.0000
-set size 0.4300, 0.1392
+set origin 0.0000, 0.2177
+set size 0.4300, 0.1089
+unset key
+set title 'mlstm: loss (1 seed)'
+set ylabel 'loss'
+set logscale y
+set format y '1e%L'
+plot 'curves.dat' index 24 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 25 using 1:2 with linespoints lt 2 pi 1 notitle
+set origin 0.4300, 0.2177
+set size 0.4300, 0.1089
+unset key
+set title 'mlstm: acc (1 seed)'
+set ylabel 'acc'
+set logscale y
+set format y '1e%L'
+plot 'curves.dat' index 26 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 27 using 1:2 with linespoints lt 2 pi 1 notitle
+set origin 0.0000, 0.1089
+set size 0.4300, 0.1089
 unset key
 set title 'retention: loss (1 seed)'
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
-plot 'curves.dat' index 24 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 25 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.4300, 0.0000
-set size 0.4300, 0.1392
+plot 'curves.dat' index 28 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 29 using 1:2 with linespoints lt 2 pi 1 notitle
+set origin 0.4300, 0.1089
+set size 0.4300, 0.1089
 unset key
 set title 'retention: acc (1 seed)'
 set ylabel 'acc'
 set logscale y
 set format y '1e%L'
-plot 'curves.dat' index 26 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 27 using 1:2 with linespoints lt 2 pi 1 notitle
+plot 'curves.dat' index 30 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 31 using 1:2 with linespoints lt 2 pi 1 notitle
+set origin 0.0000, 0.0000
+set size 0.4300, 0.1089
+unset key
+set title 'slstm: loss (1 seed)'
+set ylabel 'loss'
+unset logscale y
+set format y '%g'
+plot 'curves.dat' index 32 using 1:2 with linespoints lt 1 pi 2 notitle, 'curves.dat' index 33 using 1:2 with linespoints lt 2 pi 1 notitle
+set origin 0.4300, 0.0000
+set size 0.4300, 0.1089
+unset key
+set title 'slstm: acc (1 seed)'
+set ylabel 'acc'
+unset logscale y
+set format y '%g'
+plot 'curves.dat' index 34 using 1:2 with linespoints lt 1 pi 2 notitle, 'curves.dat' index 35 using 1:2 with linespoints lt 2 pi 1 notitle
 # The one key, alone in the strip at the right.
 set origin 0.8600, 0
-set size 0.1400, 0.9742
+set size 0.1400, 0.9798
 unset border
 unset tics
 unset grid
@@ -158,124 +190,156 @@ unset multiplot
 set output
 
 # The same figure as SVG.
-set terminal svg size 1200,2330 noenhanced font 'Sans,11'
+set terminal svg size 1200,2970 noenhanced font 'Sans,11'
 set output 'curves.svg'
 set multiplot title 'Learning curves of the compression runs (small)'
-set origin 0.0000, 0.8351
-set size 0.4300, 0.1392
+set origin 0.0000, 0.8709
+set size 0.4300, 0.1089
 unset key
 set title 'deltanet: loss (1 seed)'
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
 plot 'curves.dat' index 0 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 1 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.4300, 0.8351
-set size 0.4300, 0.1392
+set origin 0.4300, 0.8709
+set size 0.4300, 0.1089
 unset key
 set title 'deltanet: acc (1 seed)'
 set ylabel 'acc'
 set logscale y
 set format y '1e%L'
 plot 'curves.dat' index 2 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 3 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.0000, 0.6959
-set size 0.4300, 0.1392
+set origin 0.0000, 0.7621
+set size 0.4300, 0.1089
 unset key
 set title 'full: loss (1 seed)'
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
 plot 'curves.dat' index 4 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 5 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.4300, 0.6959
-set size 0.4300, 0.1392
+set origin 0.4300, 0.7621
+set size 0.4300, 0.1089
 unset key
 set title 'full: acc (1 seed)'
 set ylabel 'acc'
 set logscale y
 set format y '1e%L'
 plot 'curves.dat' index 6 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 7 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.0000, 0.5567
-set size 0.4300, 0.1392
+set origin 0.0000, 0.6532
+set size 0.4300, 0.1089
 unset key
 set title 'gla: loss (1 seed)'
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
 plot 'curves.dat' index 8 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 9 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.4300, 0.5567
-set size 0.4300, 0.1392
+set origin 0.4300, 0.6532
+set size 0.4300, 0.1089
 unset key
 set title 'gla: acc (1 seed)'
 set ylabel 'acc'
 set logscale y
 set format y '1e%L'
 plot 'curves.dat' index 10 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 11 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.0000, 0.4175
-set size 0.4300, 0.1392
+set origin 0.0000, 0.5443
+set size 0.4300, 0.1089
 unset key
 set title 'linear_attention: loss (1 seed)'
 set ylabel 'loss'
 unset logscale y
 set format y '%g'
 plot 'curves.dat' index 12 using 1:2 with linespoints lt 1 pi 2 notitle, 'curves.dat' index 13 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.4300, 0.4175
-set size 0.4300, 0.1392
+set origin 0.4300, 0.5443
+set size 0.4300, 0.1089
 unset key
 set title 'linear_attention: acc (1 seed)'
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
 plot 'curves.dat' index 14 using 1:2 with linespoints lt 1 pi 2 notitle, 'curves.dat' index 15 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.0000, 0.2784
-set size 0.4300, 0.1392
+set origin 0.0000, 0.4355
+set size 0.4300, 0.1089
 unset key
 set title 'lru: loss (1 seed)'
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
 plot 'curves.dat' index 16 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 17 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.4300, 0.2784
-set size 0.4300, 0.1392
+set origin 0.4300, 0.4355
+set size 0.4300, 0.1089
 unset key
 set title 'lru: acc (1 seed)'
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
 plot 'curves.dat' index 18 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 19 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.0000, 0.1392
-set size 0.4300, 0.1392
+set origin 0.0000, 0.3266
+set size 0.4300, 0.1089
 unset key
 set title 'mamba: loss (1 seed)'
 set ylabel 'loss'
 unset logscale y
 set format y '%g'
 plot 'curves.dat' index 20 using 1:2 with linespoints lt 1 pi 2 notitle, 'curves.dat' index 21 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.4300, 0.1392
-set size 0.4300, 0.1392
+set origin 0.4300, 0.3266
+set size 0.4300, 0.1089
 unset key
 set title 'mamba: acc (1 seed)'
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
 plot 'curves.dat' index 22 using 1:2 with linespoints lt 1 pi 2 notitle, 'curves.dat' index 23 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.0000, 0.0000
-set size 0.4300, 0.1392
+set origin 0.0000, 0.2177
+set size 0.4300, 0.1089
+unset key
+set title 'mlstm: loss (1 seed)'
+set ylabel 'loss'
+set logscale y
+set format y '1e%L'
+plot 'curves.dat' index 24 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 25 using 1:2 with linespoints lt 2 pi 1 notitle
+set origin 0.4300, 0.2177
+set size 0.4300, 0.1089
+unset key
+set title 'mlstm: acc (1 seed)'
+set ylabel 'acc'
+set logscale y
+set format y '1e%L'
+plot 'curves.dat' index 26 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 27 using 1:2 with linespoints lt 2 pi 1 notitle
+set origin 0.0000, 0.1089
+set size 0.4300, 0.1089
 unset key
 set title 'retention: loss (1 seed)'
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
-plot 'curves.dat' index 24 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 25 using 1:2 with linespoints lt 2 pi 1 notitle
-set origin 0.4300, 0.0000
-set size 0.4300, 0.1392
+plot 'curves.dat' index 28 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 29 using 1:2 with linespoints lt 2 pi 1 notitle
+set origin 0.4300, 0.1089
+set size 0.4300, 0.1089
 unset key
 set title 'retention: acc (1 seed)'
 set ylabel 'acc'
 set logscale y
 set format y '1e%L'
-plot 'curves.dat' index 26 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 27 using 1:2 with linespoints lt 2 pi 1 notitle
+plot 'curves.dat' index 30 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.dat' index 31 using 1:2 with linespoints lt 2 pi 1 notitle
+set origin 0.0000, 0.0000
+set size 0.4300, 0.1089
+unset key
+set title 'slstm: loss (1 seed)'
+set ylabel 'loss'
+unset logscale y
+set format y '%g'
+plot 'curves.dat' index 32 using 1:2 with linespoints lt 1 pi 2 notitle, 'curves.dat' index 33 using 1:2 with linespoints lt 2 pi 1 notitle
+set origin 0.4300, 0.0000
+set size 0.4300, 0.1089
+unset key
+set title 'slstm: acc (1 seed)'
+set ylabel 'acc'
+unset logscale y
+set format y '%g'
+plot 'curves.dat' index 34 using 1:2 with linespoints lt 1 pi 2 notitle, 'curves.dat' index 35 using 1:2 with linespoints lt 2 pi 1 notitle
 # The one key, alone in the strip at the right.
 set origin 0.8600, 0
-set size 0.1400, 0.9742
+set size 0.1400, 0.9798
 unset border
 unset tics
 unset grid
