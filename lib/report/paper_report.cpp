@@ -287,9 +287,16 @@ std::string paper_html(const PaperReport& r, const std::string& index_href) {
     if (!f.status.empty()) out += ": " + html_escape(f.status);
     if (!f.note.empty()) out += " (" + html_escape(f.note) + ")";
     out += "</figcaption>\n";
+    // The paper's figures are embedded, so the page travels alone. The learning curves the
+    // report adds (one tall picture per sweep, a row per config) are linked from the
+    // figures/ folder beside the page instead: embedded, a report of six sweeps passes 2 MB.
+    const bool linked = f.own_spec != nullptr;
     for (size_t i = 0; i < f.pngs.size(); ++i) {
-      out += fmt::format("<img alt=\"{}\" src=\"data:image/png;base64,{}\">\n", html_escape(f.spec->title),
-                         base64(core::read_file(f.pngs[i])));
+      if (linked)
+        out += fmt::format("<p><a href=\"{}\">PNG</a></p>\n", html_escape(relative(f.pngs[i], r.out_dir)));
+      else
+        out += fmt::format("<img alt=\"{}\" src=\"data:image/png;base64,{}\">\n", html_escape(f.spec->title),
+                           base64(core::read_file(f.pngs[i])));
       if (i < f.svgs.size())
         out += fmt::format("<p><a href=\"{}\">SVG</a></p>\n", html_escape(relative(f.svgs[i], r.out_dir)));
     }

@@ -90,7 +90,8 @@ PaperReport build_paper_report(const PaperSpec& paper, const PaperReportOptions&
 std::string paper_markdown(const PaperReport& report);
 std::string paper_csv(const PaperReport& report);
 std::string paper_latex(const PaperReport& report);
-// One self-contained page: styles inline, PNG figures embedded as data: URIs, no script.
+// One page: styles inline, the paper's PNG figures embedded as data: URIs (the learning
+// curves the report adds are linked from figures/ beside it), no script.
 // index_href, when not empty, is the link "All papers" at its top (the index of `report
 // papers`, relative to the page); empty: no such link.
 std::string paper_html(const PaperReport& report, const std::string& index_href = "");
