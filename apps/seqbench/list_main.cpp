@@ -218,8 +218,8 @@ void add_estimates(std::vector<Preset>& presets, const std::vector<std::string>&
           e.seconds ? fmt::format("{}{} ({} run{})", e.may_stop_early ? "at most " : "",
                                   sweep::format_duration(*e.seconds), e.measured_runs,
                                   e.measured_runs == 1 ? "" : "s")
-                    : e.why_not.rfind("no finished run", 0) == 0 ? "not measured yet"
-                                                                 : "does not resolve: " + e.why_not;
+                    : e.resolves ? "not measured yet"
+                                 : "does not resolve: " + e.why_not;
     }
   }
 }

@@ -112,6 +112,7 @@ struct ConfigEstimate {
   std::optional<double> seconds;
   bool may_stop_early = false;  // train.target or patience: the time is an upper bound
   int measured_runs = 0;
+  bool resolves = true;  // false: the config itself failed (why_not is its error)
   std::string why_not;
 };
 std::vector<ConfigEstimate> estimate_configs(const sweep::Spec& spec, const std::vector<sweep::Run>& runs,

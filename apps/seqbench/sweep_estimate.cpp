@@ -303,6 +303,7 @@ std::vector<ConfigEstimate> estimate_configs(const Spec& spec, const std::vector
   for (const Group& g : resolve(spec, runs, todo, threads)) {
     ConfigEstimate e;
     if (!g.error.empty()) {
+      e.resolves = false;
       e.why_not = g.error;
     } else {
       const RunEstimate r = sweep::estimate_run(g.plan, threads, all);
