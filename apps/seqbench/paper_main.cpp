@@ -50,6 +50,13 @@ void add_paper_commands(CLI::App& report, PaperCommand& cmd) {
   cmd.claims->add_option("--root", cmd.root, "the directory the claims' run paths are relative to")
       ->type_name("DIR")
       ->capture_default_str();
+  cmd.claims->add_option("--recheck", cmd.recheck,
+                         "a second root whose runs were made with other seeds (tools/claims/run with SEEDS and ROOT): "
+                         "each claim's verdict there is shown beside the first")
+      ->type_name("DIR");
+  cmd.claims->add_option("--recheck-label", cmd.recheck_label, "how the page names the second root's seeds")
+      ->type_name("TEXT")
+      ->capture_default_str();
   cmd.claims->add_option("--out", cmd.out,
                          "output directory (default results/papers/report/claims, beside `report papers`' index, "
                          "which links to it)")
@@ -91,6 +98,11 @@ int paper_command(const PaperCommand& cmd) {
     const std::vector<report::Claim> claims = report::load_claims(cmd.claims_dir);
     std::vector<report::ClaimResult> results;
     for (const auto& c : claims) results.push_back(report::evaluate_claim(c, cmd.root));
+    if (!cmd.recheck.empty()) {
+      if (!std::filesystem::is_directory(cmd.recheck))
+        throw core::Error(fmt::format("--recheck {}: no such directory", cmd.recheck));
+      report::add_recheck(results, cmd.recheck, cmd.recheck_label);
+    }
     const std::string out = cmd.out.empty() ? cmd.results + "/papers/report/claims" : cmd.out;
     const auto files = report::write_claims_report(results, out);
     fmt::print("{}", cmd.format == "csv" ? report::claims_csv(results) : report::claims_markdown(results));

@@ -14,7 +14,7 @@ struct PaperCommand {
   CLI::App* paper = nullptr;   // `report paper`
   CLI::App* papers = nullptr;  // `report papers`
   CLI::App* claims = nullptr;  // `report claims`
-  std::string claims_dir = "configs/claims", root = ".";
+  std::string claims_dir = "configs/claims", root = ".", recheck, recheck_label = "other seeds";
   std::string name;
   std::vector<std::string> dirs;
   std::string out, results = "results", bench = "results/bench", format = "md";

@@ -622,6 +622,14 @@ ClaimResult evaluate_claim(const Claim& claim, const std::string& root) {
   return out;
 }
 
+void add_recheck(std::vector<ClaimResult>& results, const std::string& root, const std::string& label) {
+  for (auto& r : results) {
+    const ClaimResult again = evaluate_claim(*r.claim, root);
+    if (again.verdict == Verdict::NotRun) continue;
+    r.recheck = ClaimResult::Recheck{label, again.verdict, again.reason};
+  }
+}
+
 // ---- the page ---------------------------------------------------------------------------
 
 namespace {
@@ -656,6 +664,33 @@ std::string summary_line(const std::vector<ClaimResult>& results) {
                      results.size(), yes, no, open, unrun);
 }
 
+bool any_recheck(const std::vector<ClaimResult>& results) {
+  return std::any_of(results.begin(), results.end(), [](const ClaimResult& r) { return r.recheck.has_value(); });
+}
+
+// "Rechecked with seeds 6-10: 6 claims; the same verdict for K3, S2, R2; another for K1
+// (inconclusive at this budget), ..." ("" without rechecks).
+std::string recheck_line(const std::vector<ClaimResult>& results) {
+  std::vector<std::string> same, other;
+  std::string label;
+  for (const auto& r : results) {
+    if (!r.recheck) continue;
+    label = r.recheck->label;
+    if (r.recheck->verdict == r.verdict)
+      same.push_back(r.claim->id);
+    else
+      other.push_back(fmt::format("{} ({})", r.claim->id, verdict_name(r.recheck->verdict)));
+  }
+  if (same.empty() && other.empty()) return "";
+  std::string out = fmt::format("Rerun with other seeds ({}): {} claim{}; the same verdict for {} of them", label,
+                                same.size() + other.size(), same.size() + other.size() == 1 ? "" : "s", same.size());
+  if (!same.empty()) out += fmt::format(" ({})", fmt::join(same, ", "));
+  if (!other.empty()) out += fmt::format(", another for {}", fmt::join(other, ", "));
+  return out + ".";
+}
+
+std::string recheck_cell(const ClaimResult& r) { return r.recheck ? verdict_name(r.recheck->verdict) : "—"; }
+
 constexpr const char* kIntro =
     "Each claim of the five papers, tested on runs made on this machine at a budget it can "
     "afford. A claim's file in configs/claims/ fixes its test before the runs: the groups of runs "
@@ -669,16 +704,24 @@ constexpr const char* kIntro =
 }  // namespace
 
 std::string claims_markdown(const std::vector<ClaimResult>& results) {
+  const bool rechecked = any_recheck(results);
   std::string out = "# Do the papers' claims reproduce?\n\n" + std::string(kIntro) + "\n\n" + summary_line(results) +
                     "\n\n";
+  if (rechecked) out += recheck_line(results) + "\n\n";
   std::vector<std::vector<std::string>> rows;
-  for (const auto& r : results)
+  for (const auto& r : results) {
     rows.push_back({r.claim->id, r.claim->paper, r.claim->title, verdict_name(r.verdict), r.reason});
-  out += markdown_table({"id", "paper", "claim", "verdict", "why"}, rows);
+    if (rechecked) rows.back().insert(rows.back().begin() + 4, recheck_cell(r));
+  }
+  out += rechecked ? markdown_table({"id", "paper", "claim", "verdict", "other seeds", "why"}, rows)
+                   : markdown_table({"id", "paper", "claim", "verdict", "why"}, rows);
   for (const auto& r : results) {
     const Claim& c = *r.claim;
     out += fmt::format("\n## {} ({}): {}\n\n{}\n\n", c.id, c.paper, c.title, c.claim);
     out += fmt::format("- **Verdict:** {}. {}\n", verdict_name(r.verdict), r.reason);
+    if (r.recheck)
+      out += fmt::format("- **With other seeds ({}):** {}. {}\n", r.recheck->label, verdict_name(r.recheck->verdict),
+                         r.recheck->reason);
     if (!c.paper_says.empty()) out += fmt::format("- **The paper:** {}\n", c.paper_says);
     out += fmt::format("- **Paper number:** {}{}\n", r.paper_number,
                        r.paper_source.empty() ? "" : " (" + r.paper_source + ")");
@@ -699,16 +742,22 @@ std::string claims_markdown(const std::vector<ClaimResult>& results) {
 }
 
 std::string claims_summary_markdown(const std::vector<ClaimResult>& results) {
+  const bool rechecked = any_recheck(results);
   std::vector<std::vector<std::string>> rows;
-  for (const auto& r : results)
+  for (const auto& r : results) {
     rows.push_back({r.claim->id, r.claim->paper, r.claim->title, verdict_name(r.verdict)});
-  return summary_line(results) + "\n\n" + markdown_table({"id", "paper", "claim", "verdict"}, rows);
+    if (rechecked) rows.back().push_back(recheck_cell(r));
+  }
+  std::string out = summary_line(results) + "\n\n";
+  if (rechecked) out += recheck_line(results) + "\n\n";
+  return out + (rechecked ? markdown_table({"id", "paper", "claim", "verdict", "other seeds"}, rows)
+                          : markdown_table({"id", "paper", "claim", "verdict"}, rows));
 }
 
 std::string claims_csv(const std::vector<ClaimResult>& results) {
   std::string out = csv_line({"claim", "paper", "title", "claim_verdict", "test", "group_a", "n_a", "mean_a", "group_b",
                               "n_b", "mean_b", "effect", "ci_lo", "ci_hi", "criterion", "test_verdict", "reason",
-                              "paper_number", "paper_source"});
+                              "paper_number", "paper_source", "recheck_label", "recheck_verdict", "recheck_reason"});
   for (const auto& r : results)
     for (const auto& t : r.tests) {
       auto m = [](const std::vector<double>& v) { return v.empty() ? std::string() : CsvWriter::cell(mean(v)); };
@@ -716,7 +765,9 @@ std::string claims_csv(const std::vector<ClaimResult>& results) {
       out += csv_line({r.claim->id, r.claim->paper, r.claim->title, verdict_name(r.verdict), t.test->name,
                        t.test->a.name, std::to_string(t.a.size()), m(t.a), t.test->b ? t.test->b->name : "",
                        t.test->b ? std::to_string(t.b.size()) : "", m(t.b), d(t.estimate), d(t.lo), d(t.hi),
-                       criterion_text(*t.test), verdict_name(t.verdict), t.reason, r.paper_number, r.paper_source});
+                       criterion_text(*t.test), verdict_name(t.verdict), t.reason, r.paper_number, r.paper_source,
+                       r.recheck ? r.recheck->label : "", r.recheck ? verdict_name(r.recheck->verdict) : "",
+                       r.recheck ? r.recheck->reason : ""});
     }
   return out;
 }
@@ -730,15 +781,22 @@ std::string claims_html(const std::vector<ClaimResult>& results, const std::stri
   auto cls = [](Verdict v) {
     return v == Verdict::Reproduced ? "reproduced" : v == Verdict::NotReproduced ? "not" : v == Verdict::NotRun ? "unrun" : "open";
   };
+  const bool rechecked = any_recheck(results);
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>seqbench: the papers' claims</title>"
-      "<style>{}</style></head>\n<body>\n<h1>Do the papers' claims reproduce?</h1>\n<p>{}</p>\n<p><b>{}</b></p>\n"
-      "<table><tr><th>id</th><th>paper</th><th>claim</th><th>verdict</th><th>why</th></tr>\n",
-      kStyle, html_escape(kIntro), html_escape(summary_line(results)));
+      "<style>{}</style></head>\n<body>\n<h1>Do the papers' claims reproduce?</h1>\n<p>{}</p>\n<p><b>{}</b></p>\n{}"
+      "<table><tr><th>id</th><th>paper</th><th>claim</th><th>verdict</th>{}<th>why</th></tr>\n",
+      kStyle, html_escape(kIntro), html_escape(summary_line(results)),
+      rechecked ? "<p>" + html_escape(recheck_line(results)) + "</p>\n" : "", rechecked ? "<th>other seeds</th>" : "");
   for (const auto& r : results)
-    out += fmt::format("<tr><td><a href=\"#{0}\">{0}</a></td><td>{1}</td><td>{2}</td><td class=\"{3}\">{4}</td><td>{5}</td></tr>\n",
+    out += fmt::format("<tr><td><a href=\"#{0}\">{0}</a></td><td>{1}</td><td>{2}</td><td class=\"{3}\">{4}</td>{5}<td>{6}</td></tr>\n",
                        html_escape(r.claim->id), html_escape(r.claim->paper), html_escape(r.claim->title),
-                       cls(r.verdict), html_escape(verdict_name(r.verdict)), html_escape(r.reason));
+                       cls(r.verdict), html_escape(verdict_name(r.verdict)),
+                       !rechecked ? ""
+                       : r.recheck ? fmt::format("<td class=\"{}\">{}</td>", cls(r.recheck->verdict),
+                                                 html_escape(verdict_name(r.recheck->verdict)))
+                                   : "<td>—</td>",
+                       html_escape(r.reason));
   out += "</table>\n";
   for (const auto& r : results) {
     const Claim& c = *r.claim;
@@ -746,6 +804,10 @@ std::string claims_html(const std::vector<ClaimResult>& results, const std::stri
                        html_escape(c.title), html_escape(c.claim));
     out += fmt::format("<li><b>Verdict:</b> <span class=\"{}\">{}</span>. {}</li>\n", cls(r.verdict),
                        html_escape(verdict_name(r.verdict)), html_escape(r.reason));
+    if (r.recheck)
+      out += fmt::format("<li><b>With other seeds ({}):</b> <span class=\"{}\">{}</span>. {}</li>\n",
+                         html_escape(r.recheck->label), cls(r.recheck->verdict),
+                         html_escape(verdict_name(r.recheck->verdict)), html_escape(r.recheck->reason));
     if (!c.paper_says.empty()) out += "<li><b>The paper:</b> " + html_escape(c.paper_says) + "</li>\n";
     out += fmt::format("<li><b>Paper number:</b> {}{}</li>\n", html_escape(r.paper_number),
                        r.paper_source.empty() ? "" : " (" + html_escape(r.paper_source) + ")");

@@ -120,6 +120,13 @@ struct ClaimResult {
   std::string paper_number;  // cell text: the quoted number(s) with "(unchecked)", or "—"
   std::string paper_source;
   std::string figure;        // PNG path relative to the output directory, "" = none
+  // The same claim evaluated on runs made with other seeds (add_recheck); empty = none.
+  struct Recheck {
+    std::string label;  // e.g. "seeds 6-10"
+    Verdict verdict = Verdict::NotRun;
+    std::string reason;
+  };
+  std::optional<Recheck> recheck;
 };
 
 // The 95 % percentile bootstrap interval of mean(a) - mean(b) (b empty: of mean(a)), or
@@ -130,6 +137,11 @@ std::pair<double, double> bootstrap_interval(const std::vector<double>& a, const
 // The verdict of one test, from its samples (root: paths in the test are relative to it).
 TestResult evaluate_test(const ClaimTest& test, const std::string& root);
 ClaimResult evaluate_claim(const Claim& claim, const std::string& root);
+
+// Evaluates every claim again on the runs under `root` (made with other seeds: tools/claims/run
+// with SEEDS and ROOT) and records that verdict beside the first, labelled `label`. A claim
+// with no runs there is left without a recheck.
+void add_recheck(std::vector<ClaimResult>& results, const std::string& root, const std::string& label);
 
 // The page: Markdown, CSV (one row per test) and a self-contained HTML page.
 std::string claims_markdown(const std::vector<ClaimResult>& results);

@@ -208,6 +208,39 @@ TEST(Claims, PageHoldsEveryClaimItsVerdictAndTheCriterion) {
   EXPECT_NE(html.find("<span class=\"reproduced\">reproduced</span>"), std::string::npos);
 }
 
+TEST(Claims, ARerunWithOtherSeedsIsShownBesideTheFirstVerdictAndCountedAsSameOrOther) {
+  TempDir d;
+  const Claim c = parse_claim(claim_yaml(kDiffTest), "x.yaml");
+  write_runs(d / "first/exp", {0.9, 0.95, 1.0}, {0.1, 0.12, 0.15});
+  write_runs(d / "second/exp", {0.9, 0.2, 1.0}, {0.1, 0.12, 0.15});  // one run of A fails: the interval straddles
+  std::vector<ClaimResult> results{evaluate_claim(c, d / "first")};
+  add_recheck(results, d / "second", "seeds 4-6");
+  ASSERT_TRUE(results[0].recheck.has_value());
+  EXPECT_EQ(results[0].verdict, Verdict::Reproduced);
+  EXPECT_EQ(results[0].recheck->verdict, Verdict::Inconclusive);
+  EXPECT_EQ(results[0].recheck->label, "seeds 4-6");
+  // A claim with no runs under the second root gets no recheck (and no "not run yet").
+  std::vector<ClaimResult> none{evaluate_claim(c, d / "first")};
+  add_recheck(none, d / "nowhere", "seeds 4-6");
+  EXPECT_FALSE(none[0].recheck.has_value());
+  EXPECT_EQ(claims_markdown(none).find("other seeds"), std::string::npos);
+
+  const std::string md = claims_markdown(results);
+  EXPECT_NE(md.find("Rerun with other seeds (seeds 4-6): 1 claim; the same verdict for 0 of them, another for X1 "
+                    "(inconclusive at this budget)."),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| verdict    | other seeds "), std::string::npos) << md;
+  EXPECT_NE(md.find("- **With other seeds (seeds 4-6):** inconclusive at this budget."), std::string::npos) << md;
+  EXPECT_NE(claims_summary_markdown(results).find("inconclusive at this budget |"), std::string::npos);
+  EXPECT_NE(claims_csv(results).find(",seeds 4-6,inconclusive at this budget,"), std::string::npos);
+  EXPECT_NE(claims_html(results, d / "out").find("<th>other seeds</th>"), std::string::npos);
+
+  // The same runs under both roots: the same verdict, counted as such.
+  add_recheck(results, d / "first", "seeds 1-3");
+  EXPECT_NE(claims_markdown(results).find("1 claim; the same verdict for 1 of them (X1)."), std::string::npos);
+}
+
 TEST(Claims, EveryCommittedClaimParsesAndNamesWhatTheRunnerMakes) {
   const std::string root = SEQBENCH_SOURCE_DIR;
   const std::vector<Claim> claims = load_claims(root + "/configs/claims");
