@@ -31,7 +31,7 @@ set multiplot layout 1,1 title 'K1: RelLSTM solves the copy task where the LSTM 
 set title 'final accuracy, RelLSTM minus LSTM' noenhanced
 set xtics ('rel_lstm' 1, 'lstm' 2) noenhanced
 set xrange [0.4:2.6]
-set yrange [3.17:108.53]
+set yrange [3.2249999999999996:108.525]
 set ylabel 'accuracy (%)' noenhanced
 plot 'K1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'K1.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
 unset multiplot
@@ -44,7 +44,7 @@ set multiplot layout 1,1 title 'K1: RelLSTM solves the copy task where the LSTM 
 set title 'final accuracy, RelLSTM minus LSTM' noenhanced
 set xtics ('rel_lstm' 1, 'lstm' 2) noenhanced
 set xrange [0.4:2.6]
-set yrange [3.17:108.53]
+set yrange [3.2249999999999996:108.525]
 set ylabel 'accuracy (%)' noenhanced
 plot 'K1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'K1.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
 unset multiplot

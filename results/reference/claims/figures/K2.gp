@@ -31,7 +31,7 @@ set multiplot layout 1,1 title 'K2: RelLSTM trained on copy at T = 100 still cop
 set title 'accuracy at T'' = 5000' noenhanced
 set xtics ('rel_lstm' 1) noenhanced
 set xrange [0.4:1.6]
-set yrange [55.19999999999999:103.80000000000005]
+set yrange [86.88000000000001:100.92000000000004]
 set ylabel 'accuracy (%)' noenhanced
 plot 'K2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 90 with lines dt 2 lw 1.5 lc rgb '#555555'
 unset multiplot
@@ -44,7 +44,7 @@ set multiplot layout 1,1 title 'K2: RelLSTM trained on copy at T = 100 still cop
 set title 'accuracy at T'' = 5000' noenhanced
 set xtics ('rel_lstm' 1) noenhanced
 set xrange [0.4:1.6]
-set yrange [55.19999999999999:103.80000000000005]
+set yrange [86.88000000000001:100.92000000000004]
 set ylabel 'accuracy (%)' noenhanced
 plot 'K2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 90 with lines dt 2 lw 1.5 lc rgb '#555555'
 unset multiplot

@@ -31,7 +31,7 @@ set multiplot layout 1,2 title 'K4: RelLSTM''s gradient does not vanish with dis
 set title 'log10 gradient-norm ratio, symbols over outputs, RelLSTM minus LSTM' noenhanced
 set xtics ('rel_lstm' 1, 'lstm' 2) noenhanced
 set xrange [0.4:2.6]
-set yrange [-15.545232679894287:1.9525651232331533]
+set yrange [-12.279031207377647:1.6556377166407317]
 set ylabel 'orders of magnitude' noenhanced
 plot 'K4.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'K4.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
 set title 'log10 gradient-norm ratio of RelLSTM, symbols over outputs' noenhanced
@@ -50,7 +50,7 @@ set multiplot layout 1,2 title 'K4: RelLSTM''s gradient does not vanish with dis
 set title 'log10 gradient-norm ratio, symbols over outputs, RelLSTM minus LSTM' noenhanced
 set xtics ('rel_lstm' 1, 'lstm' 2) noenhanced
 set xrange [0.4:2.6]
-set yrange [-15.545232679894287:1.9525651232331533]
+set yrange [-12.279031207377647:1.6556377166407317]
 set ylabel 'orders of magnitude' noenhanced
 plot 'K4.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'K4.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
 set title 'log10 gradient-norm ratio of RelLSTM, symbols over outputs' noenhanced

@@ -1,0 +1,51 @@
+# Written by `seqbench report claims`. Restyle freely, then rerun in this directory:
+#   gnuplot M1.gp
+set encoding utf8
+if (strstrt(' '.GPVAL_TERMINALS.' ', ' pngcairo ') > 0) {
+  set terminal pngcairo size 460,440 noenhanced font 'Sans,11'
+} else {
+  set terminal png size 460,440 noenhanced
+}
+set output 'M1.png'
+# The house style ("Figure style" in the report docs): literal text, one number
+# format, the key outside, linetypes 1..60 = 12 colour-blind-safe colours x 5 dashes.
+set grid xtics ytics lc rgb '#d0d0d0' lw 1 dt 1
+set border lw 1 lc rgb '#404040'
+set tics out nomirror
+set format x '%g'
+set format y '%g'
+set format cb '%g'
+set key outside right top vertical Left reverse samplen 4 spacing 1.2 noenhanced
+set style fill transparent solid 0.2 noborder
+house_colours = '#0072B2 #D55E00 #009E73 #CC79A7 #E69F00 #56B4E9 #000000 #882255 #999933 #332288 #661100 #888888'
+house_points = '7 5 9 13 11 15 4'
+do for [i = 1:60] {
+  set linetype i lc rgb word(house_colours, (i - 1) % 12 + 1) dt 1 + (i - 1) % 5 \
+      pt 0 + word(house_points, 1 + (i - 1) % 7) lw 2 ps 1
+}
+set linetype cycle 60
+set key off
+set grid ytics
+set samples 2
+set multiplot layout 1,1 title 'M1: MomentumLSTM beats the LSTM on permuted MNIST' noenhanced
+set title 'test accuracy, MomentumLSTM minus LSTM' noenhanced
+set xtics ('momentum_lstm' 1, 'lstm' 2) noenhanced
+set xrange [0.4:2.6]
+set yrange [48.595:63.05500000000001]
+set ylabel 'test accuracy (%)' noenhanced
+plot 'M1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'M1.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+unset multiplot
+set output
+
+# The same figure as SVG.
+set terminal svg size 460,440 noenhanced font 'Sans,11'
+set output 'M1.svg'
+set multiplot layout 1,1 title 'M1: MomentumLSTM beats the LSTM on permuted MNIST' noenhanced
+set title 'test accuracy, MomentumLSTM minus LSTM' noenhanced
+set xtics ('momentum_lstm' 1, 'lstm' 2) noenhanced
+set xrange [0.4:2.6]
+set yrange [48.595:63.05500000000001]
+set ylabel 'test accuracy (%)' noenhanced
+plot 'M1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'M1.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+unset multiplot
+set output
