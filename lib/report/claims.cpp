@@ -689,7 +689,7 @@ std::string recheck_line(const std::vector<ClaimResult>& results) {
   return out + ".";
 }
 
-std::string recheck_cell(const ClaimResult& r) { return r.recheck ? verdict_name(r.recheck->verdict) : "—"; }
+std::string recheck_cell(const ClaimResult& r) { return r.recheck ? verdict_name(r.recheck->verdict) : "not rerun"; }
 
 constexpr const char* kIntro =
     "Each claim of the five papers, tested on runs made on this machine at a budget it can "
@@ -795,7 +795,7 @@ std::string claims_html(const std::vector<ClaimResult>& results, const std::stri
                        !rechecked ? ""
                        : r.recheck ? fmt::format("<td class=\"{}\">{}</td>", cls(r.recheck->verdict),
                                                  html_escape(verdict_name(r.recheck->verdict)))
-                                   : "<td>—</td>",
+                                   : "<td class=\"unrun\">not rerun</td>",
                        html_escape(r.reason));
   out += "</table>\n";
   for (const auto& r : results) {
