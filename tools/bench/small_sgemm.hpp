@@ -1,5 +1,7 @@
 // seqbench_bench_sgemm --small: the per-step products of the recurrent cells, (M, N, K)
-// row-major = (10|50|100, 512|128, 128|512) and (10|100, 128, 128), B fixed (a weight),
+// row-major = (10|50|100, 512|128, 128|512) and (10|100, 128, 128), the (T, N) weight
+// gradients (128, 512, 10|100), and a few larger products (128|256|1000 rows) to see where
+// a small-matrix kernel stops paying; B fixed (a weight),
 // A and C rotating through 8 buffers, beta 0 and 1, one thread. For each shape, beta and
 // library of --libs (interleaved, the order rotating), --samples timings of --calls calls
 // each, repeated --rounds times; prints one key=value line per measurement and a summary
@@ -7,8 +9,9 @@
 // --libs in the same round).
 //   onednn     dnnl_sgemm('N', 'N', ...)
 //   openblas   cblas_sgemm(CblasRowMajor, ...)
-//   xsmm       libxsmm_smmdispatch once per shape and beta, then the kernel (column-major:
-//              C^T = B^T A^T, i.e. the kernel (n, m, k) with B first)
+//   xsmm       libxsmm_smmdispatch once per shape and beta (no prefetch), then the kernel
+//              (column-major: C^T = B^T A^T, i.e. the kernel (n, m, k) with B first; a
+//              row-major A^T is libxsmm's transposed second operand)
 //   gemm-onednn, gemm-xsmm, gemm-auto   backend::gemm with that implementation set
 // ONEDNN_MAX_CPU_ISA and LIBXSMM_TARGET cap the two libraries' ISA.
 #pragma once
