@@ -196,11 +196,33 @@ void maybe_serial(int64_t m, int64_t n, int64_t k, F&& f) {
 // handful of shapes every time step, on every OpenMP thread).
 
 // GemmImpl::Auto's class, from the measurements in docs/backend.md ("Small GEMMs and
-// libxsmm"): libxsmm was never slower than dnnl_sgemm there with m <= 128, n, k <= 512,
-// and 0.71-0.95x its time on AVX-512 and 0.70-1.00x on AVX2; at 256 x 512 x 512 it took
-// 1.10-1.14x, at 1000 x 512 x 128 about the same.
-constexpr int64_t kXsmmMaxM = 128;
-constexpr int64_t kXsmmMaxNK = 512;
+// libxsmm"), both with operands in cache and with the cells' strides and cold rows:
+// - the weight gradient's form, op(A) = A^T, with few rows (k <= 12): 0.41-0.94x oneDNN's
+//   time on AVX2 and 0.60-1.04x on AVX-512 at m <= 512, n <= 512 (oneDNN packs both
+//   operands for a product that has almost no work to amortise it);
+// - op(A) = A with 2 <= m <= 12, n, k <= 512, on AVX-512 only: 0.67-0.90x with the
+//   operands cold (m = 1 took 1.41-1.50x: oneDNN has a matrix-vector path; m = 16 was
+//   even, m = 32 up to 1.17x); on AVX2 (x86-64-v3, oneDNN capped) the same products
+//   measured 0.87-1.13x, so they stay on oneDNN there.
+constexpr int64_t kXsmmMaxSmall = 12;  // the small dimension: k of A^T B, m of A B
+constexpr int64_t kXsmmMaxOther = 512;
+
+// Whether libxsmm generates AVX-512 code here (LIBXSMM_TARGET lowers it).
+bool xsmm_avx512() {
+  static const bool yes = [] {
+    libxsmm_init();
+    return libxsmm_get_target_archid() >= LIBXSMM_X86_AVX512_CORE;
+  }();
+  return yes;
+}
+
+// The product shapes Auto sends to libxsmm (forms and sizes; the thread rule aside).
+bool auto_class(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, float beta) {
+  if (tb != Trans::N || alpha != 1.0f || (beta != 0.0f && beta != 1.0f)) return false;
+  if (ta == Trans::T) return k <= kXsmmMaxSmall && m <= kXsmmMaxOther && n <= kXsmmMaxOther;
+  return m >= 2 && m <= kXsmmMaxSmall && n <= kXsmmMaxOther && k <= kXsmmMaxOther &&
+         xsmm_avx512();
+}
 
 struct XsmmKey {
   int64_t m, n, k, lda, ldb, ldc;
@@ -285,7 +307,7 @@ bool try_xsmm(GemmImpl impl, Trans ta, Trans tb, int64_t m, int64_t n, int64_t k
   constexpr int64_t kMaxInt = std::numeric_limits<libxsmm_blasint>::max();
   if (std::max({m, n, k, lda, ldb, ldc}) > kMaxInt) return false;
   if (impl == GemmImpl::Auto) {
-    if (m > kXsmmMaxM || n > kXsmmMaxNK || k > kXsmmMaxNK) return false;
+    if (!auto_class(ta, tb, m, n, k, alpha, beta)) return false;
     // A product oneDNN would split across threads stays there: libxsmm runs on the
     // calling thread only.
     if (!omp_in_parallel() && omp_get_max_threads() > 1 && m * n * k >= kSerialBelow) return false;
@@ -369,6 +391,11 @@ const char* gemm_impl_name(GemmImpl impl) {
     case GemmImpl::Xsmm: return "xsmm";
   }
   return "unknown";
+}
+
+bool auto_uses_xsmm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, float beta) {
+  return auto_class(ta, tb, m, n, k, alpha, beta) &&
+         (omp_in_parallel() || omp_get_max_threads() == 1 || m * n * k < kSerialBelow);
 }
 
 SmallGemmStats small_gemm_stats() {

@@ -281,44 +281,71 @@ TEST(Gemm, XsmmMatchesNaiveLoopForEveryFormItTakes) {
 }
 
 // auto: libxsmm inside its class, oneDNN outside it (and for the forms libxsmm lacks),
-// right either way.
+// right either way. The class of A B depends on the ISA libxsmm generates for.
 TEST(Gemm, AutoSendsOnlyItsClassToXsmm) {
   ImplGuard g(GemmImpl::Auto);
   core::Rng rng(6);
-  // Inside: m <= 128, n, k <= 512 and under 2^21 multiply-adds (one thread either way).
-  EXPECT_EQ(check_small(Trans::N, 10, 512, 128, 256, 512, 520, 0.0f, rng), 1);
-  EXPECT_EQ(check_small(Trans::T, 128, 128, 10, 128, 128, 128, 1.0f, rng), 1);
-  // Outside: m = 129, n = 513, k = 513.
-  EXPECT_EQ(check_small(Trans::N, 129, 16, 16, 16, 16, 16, 0.0f, rng), 0);
-  EXPECT_EQ(check_small(Trans::N, 16, 513, 16, 16, 513, 513, 0.0f, rng), 0);
-  EXPECT_EQ(check_small(Trans::N, 16, 16, 513, 513, 16, 16, 1.0f, rng), 0);
-  // 100 x 512 x 128 (6.6 M multiply-adds): oneDNN's with more than one thread outside a
+  // libxsmm's code path, from "libxsmm 1.17 (target cpx)" (LIBXSMM_TARGET=hsw: AVX2).
+  const std::string v = backend::library_versions();
+  const size_t at = v.find("(target ");
+  ASSERT_NE(at, std::string::npos) << v;
+  const std::string target = v.substr(at + 8, v.find(')', at) - at - 8);
+  const bool avx512 = target == "skx" || target == "clx" || target == "cpx" || target == "spr";
+  const auto uses = [](Trans ta, int64_t m, int64_t n, int64_t k, float beta) {
+    return backend::auto_uses_xsmm(ta, Trans::N, m, n, k, 1.0f, beta);
+  };
+  // The weight gradient A^T B with up to 12 rows, m, n <= 512: on libxsmm on every ISA.
+  EXPECT_TRUE(uses(Trans::T, 128, 512, 10, 1.0f));
+  EXPECT_EQ(check_small(Trans::T, 128, 512, 10, 128 + 128, 512, 512 + 128, 1.0f, rng), 1);
+  EXPECT_EQ(check_small(Trans::T, 128, 128, 12, 128, 128, 128, 0.0f, rng), 1);
+  EXPECT_EQ(check_small(Trans::T, 512, 128, 3, 512, 128, 128, 0.0f, rng), 1);
+  EXPECT_EQ(check_small(Trans::T, 128, 128, 13, 128, 128, 128, 0.0f, rng), 0);
+  EXPECT_EQ(check_small(Trans::T, 513, 16, 5, 513, 16, 16, 0.0f, rng), 0);
+  EXPECT_EQ(check_small(Trans::T, 16, 513, 5, 16, 513, 513, 0.0f, rng), 0);
+  // A B with 2 <= m <= 12, n, k <= 512: on libxsmm where it generates AVX-512 code.
+  EXPECT_EQ(uses(Trans::N, 10, 512, 128, 0.0f), avx512);
+  EXPECT_EQ(check_small(Trans::N, 10, 512, 128, 256, 512, 640, 0.0f, rng), avx512 ? 1 : 0);
+  EXPECT_EQ(check_small(Trans::N, 12, 128, 512, 512, 128, 256, 1.0f, rng), avx512 ? 1 : 0);
+  EXPECT_EQ(check_small(Trans::N, 2, 128, 128, 128, 128, 128, 0.0f, rng), avx512 ? 1 : 0);
+  EXPECT_EQ(check_small(Trans::N, 1, 128, 128, 128, 128, 128, 0.0f, rng), 0);
+  EXPECT_EQ(check_small(Trans::N, 13, 128, 128, 128, 128, 128, 0.0f, rng), 0);
+  EXPECT_EQ(check_small(Trans::N, 10, 513, 16, 16, 513, 513, 0.0f, rng), 0);
+  EXPECT_EQ(check_small(Trans::N, 10, 16, 513, 513, 16, 16, 1.0f, rng), 0);
+  EXPECT_EQ(check_small(Trans::N, 100, 512, 128, 128, 512, 512, 0.0f, rng), 0);
+  // 512 x 512 x 12 (3.1 M multiply-adds): oneDNN's with more than one thread outside a
   // parallel region, libxsmm's inside one.
-  EXPECT_EQ(check_small(Trans::N, 100, 512, 128, 128, 512, 512, 0.0f, rng),
+  EXPECT_EQ(uses(Trans::T, 512, 512, 12, 0.0f), omp_get_max_threads() == 1);
+  EXPECT_EQ(check_small(Trans::T, 512, 512, 12, 512, 512, 512, 0.0f, rng),
             omp_get_max_threads() > 1 ? 0 : 1);
   int64_t inside = -1;
+  bool inside_uses = false;
 #pragma omp parallel num_threads(2)
   {
 #pragma omp single
     {
       core::Rng r2(7);
-      inside = check_small(Trans::N, 100, 512, 128, 128, 512, 512, 0.0f, r2);
+      inside_uses = uses(Trans::T, 512, 512, 12, 0.0f);
+      inside = check_small(Trans::T, 512, 512, 12, 512, 512, 512, 0.0f, r2);
     }
   }
   EXPECT_EQ(inside, 1);
+  EXPECT_TRUE(inside_uses);
   // Forms libxsmm has no kernel for, or alpha/beta it does not take.
+  EXPECT_FALSE(backend::auto_uses_xsmm(Trans::T, Trans::T, 128, 128, 8, 1.f, 0.f));
+  EXPECT_FALSE(backend::auto_uses_xsmm(Trans::T, Trans::N, 128, 128, 8, 2.f, 0.f));
+  EXPECT_FALSE(backend::auto_uses_xsmm(Trans::T, Trans::N, 128, 128, 8, 1.f, 0.5f));
   Strided<float> a(8, 8, 8, rng), b(8, 8, 8, rng), c(8, 8, 8, rng);
   const int64_t before = backend::small_gemm_stats().thread_calls;
-  backend::gemm<float>(Trans::N, Trans::T, 8, 8, 8, 1.f, a.buf.data(), 8, b.buf.data(), 8, 0.f,
+  backend::gemm<float>(Trans::T, Trans::T, 8, 8, 8, 1.f, a.buf.data(), 8, b.buf.data(), 8, 0.f,
                        c.buf.data(), 8);
-  backend::gemm<float>(Trans::N, Trans::N, 8, 8, 8, 2.f, a.buf.data(), 8, b.buf.data(), 8, 0.f,
+  backend::gemm<float>(Trans::T, Trans::N, 8, 8, 8, 2.f, a.buf.data(), 8, b.buf.data(), 8, 0.f,
                        c.buf.data(), 8);
-  backend::gemm<float>(Trans::N, Trans::N, 8, 8, 8, 1.f, a.buf.data(), 8, b.buf.data(), 8, 0.5f,
+  backend::gemm<float>(Trans::T, Trans::N, 8, 8, 8, 1.f, a.buf.data(), 8, b.buf.data(), 8, 0.5f,
                        c.buf.data(), 8);
   EXPECT_EQ(backend::small_gemm_stats().thread_calls, before);
   // onednn never goes to libxsmm.
   ImplGuard g2(GemmImpl::OneDnn);
-  EXPECT_EQ(check_small(Trans::N, 10, 128, 128, 128, 128, 128, 0.0f, rng), 0);
+  EXPECT_EQ(check_small(Trans::T, 128, 512, 10, 128, 512, 512, 0.0f, rng), 0);
 }
 
 // A kernel is generated once per shape in the process: the first call of a thread misses

@@ -170,6 +170,14 @@ int main(int argc, char** argv) {
   app.add_option("--calls", a.small_args.calls, "--small: calls per timing")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--ring", a.small_args.ring, "--small: A and C buffers cycled through")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--shapes", a.small_args.shapes,
+                 "--small: 'm,n,k[,T];...' instead of the default shapes (T: A stored (k, m))");
+  app.add_option("--pad", a.small_args.pad, "--small: added to lda and ldc")
+      ->check(CLI::Range(int64_t(0), int64_t(4096)))
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

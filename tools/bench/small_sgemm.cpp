@@ -36,7 +36,7 @@ struct Shape {
 // Row-major (M, N, K) of the recurrent step (docs/backend.md, "Small GEMMs"): the
 // forward and backward products, then (T, N) weight gradients (H, 4H, rows), then larger
 // products around the edge of where a small-matrix kernel might stop paying.
-const std::vector<Shape> kShapes = {
+const std::vector<Shape> kDefaultShapes = {
     {10, 512, 128},        {10, 128, 512},         {50, 512, 128},   {50, 128, 512},
     {100, 512, 128},       {100, 128, 512},        {10, 128, 128},   {100, 128, 128},
     {128, 512, 10, true},  {128, 512, 100, true},  {128, 512, 128},  {128, 512, 512},
@@ -56,18 +56,42 @@ Buf make_buf(size_t n, std::mt19937& gen) {
   return b;
 }
 
-std::vector<std::string> split(const std::string& s) {
+std::vector<std::string> split(const std::string& s, char sep = ',') {
   std::vector<std::string> out;
   std::stringstream ss(s);
   std::string item;
-  while (std::getline(ss, item, ','))
+  while (std::getline(ss, item, sep))
     if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// "m,n,k[,T];..." (T: the weight gradient's form, A stored (k, m)).
+std::vector<Shape> parse_shapes(const std::string& s) {
+  std::vector<Shape> out;
+  for (const std::string& one : split(s, ';')) {
+    const std::vector<std::string> f = split(one);
+    Shape sh{};
+    bool ok = f.size() == 3 || (f.size() == 4 && f[3] == "T");
+    try {
+      if (ok) sh = {std::stoll(f[0]), std::stoll(f[1]), std::stoll(f[2]), f.size() == 4};
+    } catch (const std::exception&) {
+      ok = false;
+    }
+    if (!ok || sh.m < 1 || sh.n < 1 || sh.k < 1 || sh.m * sh.n * sh.k > (int64_t(1) << 32))
+      throw core::UsageError(
+          fmt::format("--shapes: '{}' is not m,n,k or m,n,k,T (hint: --shapes '10,512,128;"
+                      "128,512,10,T')",
+                      one));
+    out.push_back(sh);
+  }
+  if (out.empty()) throw core::UsageError("--shapes: empty (hint: --shapes '10,512,128')");
   return out;
 }
 
 }  // namespace
 
 int run_small_sgemm(const SmallArgs& a) {
+  const std::vector<Shape> kShapes = a.shapes.empty() ? kDefaultShapes : parse_shapes(a.shapes);
   omp_set_num_threads(1);
   openblas_set_num_threads(1);
   libxsmm_init();
@@ -78,24 +102,30 @@ int run_small_sgemm(const SmallArgs& a) {
              "--libs: unknown library '{}' (hint: onednn,openblas,xsmm,gemm-onednn,gemm-xsmm,"
              "gemm-auto)",
              l);
-  fmt::print("# onednn_isa={} xsmm_target={} openblas_core={} rounds={} samples={} calls={}\n",
-             backend::onednn_isa(), libxsmm_get_target_arch(), openblas_get_corename(), a.rounds,
-             a.samples, a.calls);
+  fmt::print(
+      "# onednn_isa={} xsmm_target={} openblas_core={} rounds={} samples={} calls={} ring={} "
+      "pad={}\n",
+      backend::onednn_isa(), libxsmm_get_target_arch(), openblas_get_corename(), a.rounds,
+      a.samples, a.calls, a.ring, a.pad);
   std::fflush(stdout);
-  constexpr int kRing = 8;  // A and C rotate through this many buffers; B (the weight) is fixed
+  const int ring_max = a.ring;  // A and C rotate through up to this many buffers; B is fixed
   std::mt19937 gen(1);
   // (shape index, beta, lib) -> the median ns of each round
   std::map<std::tuple<size_t, int, std::string>, std::vector<double>> ns_of;
   for (int round = 0; round < a.rounds; ++round) {
     for (size_t si = 0; si < kShapes.size(); ++si) {
       const auto [m, n, k, ta] = kShapes[si];
-      const int64_t lda = ta ? m : k;
+      const int64_t lda = (ta ? m : k) + a.pad, ldc = n + a.pad;
       const char cta = ta ? 'T' : 'N';
       Buf B = make_buf(size_t(k * n), gen);
+      // The ring, as long as it stays under 512 MiB (the large shapes get fewer buffers,
+      // still far more than the caches hold).
+      const size_t per = size_t((ta ? k : m) * lda + m * ldc) * sizeof(float);
+      const int ring = int(std::max<size_t>(1, std::min<size_t>(size_t(ring_max), (512u << 20) / per)));
       std::vector<Buf> A, C;
-      for (int r = 0; r < kRing; ++r) {
-        A.push_back(make_buf(size_t(m * k), gen));
-        C.push_back(make_buf(size_t(m * n), gen));
+      for (int r = 0; r < ring; ++r) {
+        A.push_back(make_buf(size_t((ta ? k : m) * lda), gen));
+        C.push_back(make_buf(size_t(m * ldc), gen));
       }
       for (const int beta : {0, 1}) {
         const float fb = float(beta);
@@ -105,7 +135,7 @@ int run_small_sgemm(const SmallArgs& a) {
         const int flags = (beta == 0 ? LIBXSMM_GEMM_FLAG_BETA_0 : LIBXSMM_GEMM_FLAG_NONE) |
                           (ta ? LIBXSMM_GEMM_FLAG_TRANS_B : 0);
         const float one = 1.0f;
-        const libxsmm_blasint xm = n, xn = m, xk = k, xlda = n, xldb = lda, xldc = n;
+        const libxsmm_blasint xm = n, xn = m, xk = k, xlda = n, xldb = lda, xldc = ldc;
         // No prefetch: a null `prefetch` means libxsmm's default (auto), whose kernels
         // take the next call's operands as three more arguments.
         const int prefetch = LIBXSMM_GEMM_PREFETCH_NONE;
@@ -119,13 +149,13 @@ int run_small_sgemm(const SmallArgs& a) {
           std::function<void(const float*, float*)> call;
           if (lib == "onednn") {
             call = [&](const float* x, float* y) {
-              dnnl_sgemm(cta, 'N', m, n, k, 1.0f, x, lda, B.get(), n, fb, y, n);
+              dnnl_sgemm(cta, 'N', m, n, k, 1.0f, x, lda, B.get(), n, fb, y, ldc);
             };
           } else if (lib == "openblas") {
             call = [&](const float* x, float* y) {
               cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, blasint(m),
                           blasint(n), blasint(k), 1.0f, x, blasint(lda), B.get(), blasint(n), fb,
-                          y, blasint(n));
+                          y, blasint(ldc));
             };
           } else if (lib == "xsmm") {
             if (!kernel) {
@@ -139,15 +169,15 @@ int run_small_sgemm(const SmallArgs& a) {
             call = [&, impl](const float* x, float* y) {
               backend::set_gemm_impl(impl);
               backend::gemm<float>(ta ? backend::Trans::T : backend::Trans::N, backend::Trans::N,
-                                   m, n, k, 1.0f, x, lda, B.get(), n, fb, y, n);
+                                   m, n, k, 1.0f, x, lda, B.get(), n, fb, y, ldc);
             };
           }
-          for (int w = 0; w < a.calls * 2; ++w) call(A[w % kRing].get(), C[w % kRing].get());
+          for (int w = 0; w < a.calls * 2; ++w) call(A[w % ring].get(), C[w % ring].get());
           std::vector<double> ns;
           int r = 0;
           for (int s = 0; s < a.samples; ++s) {
             const auto t0 = std::chrono::steady_clock::now();
-            for (int c = 0; c < a.calls; ++c, r = (r + 1) % kRing) call(A[r].get(), C[r].get());
+            for (int c = 0; c < a.calls; ++c, r = (r + 1) % ring) call(A[r].get(), C[r].get());
             const auto t1 = std::chrono::steady_clock::now();
             ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / a.calls);
           }

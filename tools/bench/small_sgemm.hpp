@@ -2,7 +2,9 @@
 // row-major = (10|50|100, 512|128, 128|512) and (10|100, 128, 128), the (T, N) weight
 // gradients (128, 512, 10|100), and a few larger products (128|256|1000 rows) to see where
 // a small-matrix kernel stops paying; B fixed (a weight),
-// A and C rotating through 8 buffers, beta 0 and 1, one thread. For each shape, beta and
+// A and C rotating through --ring buffers (8: they stay in cache; 784: every call reads
+// and writes memory it has not touched for a while, as a recurrent step over 784 steps
+// does), lda and ldc exceeding the row length by --pad, beta 0 and 1, one thread. For each shape, beta and
 // library of --libs (interleaved, the order rotating), --samples timings of --calls calls
 // each, repeated --rounds times; prints one key=value line per measurement and a summary
 // table (median ns per call, GFLOP/s, and the time relative to the first library of
@@ -25,6 +27,9 @@ struct SmallArgs {
   int rounds = 2;
   int samples = 101;
   int calls = 20;
+  int ring = 8;      // A and C buffers cycled through (784 with --pad 128: the LSTM's cold rows)
+  int64_t pad = 0;   // added to lda and ldc (128: the LSTM's state and gate-cache rows)
+  std::string shapes;  // "m,n,k[,T];..." instead of the default list
 };
 
 int run_small_sgemm(const SmallArgs& a);
