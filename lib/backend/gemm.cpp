@@ -197,13 +197,14 @@ void maybe_serial(int64_t m, int64_t n, int64_t k, F&& f) {
 
 // GemmImpl::Auto's class, from the measurements in docs/backend.md ("Small GEMMs and
 // libxsmm"), both with operands in cache and with the cells' strides and cold rows:
-// - the weight gradient's form, op(A) = A^T, with few rows (k <= 12): 0.41-0.94x oneDNN's
-//   time on AVX2 and 0.60-1.04x on AVX-512 at m <= 512, n <= 512 (oneDNN packs both
-//   operands for a product that has almost no work to amortise it);
-// - op(A) = A with 2 <= m <= 12, n, k <= 512, on AVX-512 only: 0.67-0.90x with the
-//   operands cold (m = 1 took 1.41-1.50x: oneDNN has a matrix-vector path; m = 16 was
-//   even, m = 32 up to 1.17x); on AVX2 (x86-64-v3, oneDNN capped) the same products
-//   measured 0.87-1.13x, so they stay on oneDNN there.
+// - the weight gradient's form, op(A) = A^T, with few rows (k <= 12), m, n <= 512:
+//   0.41-0.93x oneDNN's time on AVX2, 0.59-0.94x on AVX-512 (even with beta 1 in cache,
+//   one cold point 1.11x): oneDNN packs both operands for a product with almost no
+//   work to amortise it;
+// - op(A) = A with 2 <= m <= 12, n, k <= 512, on AVX-512 only: 0.68-0.91x in cache,
+//   0.58-0.98x cold (m = 1 took 1.41-1.50x: oneDNN has a matrix-vector path; from 16 rows
+//   up it was even or slower when cold); on AVX2 (x86-64-v3, both libraries capped) the
+//   same products measured 0.79-1.30x, so they stay on oneDNN there.
 constexpr int64_t kXsmmMaxSmall = 12;  // the small dimension: k of A^T B, m of A B
 constexpr int64_t kXsmmMaxOther = 512;
 
