@@ -6,7 +6,7 @@ JOBS    ?= $(shell nproc)
 NATIVE  ?= ON
 CMAKE_FLAGS ?=
 
-DEB_PKGS   := build-essential cmake pkg-config libdnnl-dev ocl-icd-opencl-dev libopenblas-openmp-dev \
+DEB_PKGS   := build-essential cmake pkg-config libdnnl-dev ocl-icd-opencl-dev libopenblas-openmp-dev libxsmm-dev \
               libcli11-dev libfmt-dev libyaml-cpp-dev libgtest-dev libssl-dev gnuplot-nox zlib1g-dev \
               nlohmann-json3-dev libpng-dev libzip-dev chromium python3-pandas
 BENCH_PKGS := python3-torch python3-numpy

@@ -84,8 +84,8 @@ function(part_of path out)
 endfunction()
 
 set(problems "")
-# Vendor headers of the compute libraries: lib/backend wraps them.
-set(vendor_regex "#[ \t]*include[ \t]*[<\"](dnnl[a-z_.]*|oneapi/dnnl/[^>\"]*|cblas[a-z_]*\\.h|openblas[^>\"]*)[>\"]")
+# Vendor headers of the compute libraries (oneDNN, BLAS, libxsmm): lib/backend wraps them.
+set(vendor_regex "#[ \t]*include[ \t]*[<\"](dnnl[a-z_.]*|oneapi/dnnl/[^>\"]*|cblas[a-z_]*\\.h|openblas[^>\"]*|libxsmm[^>\"]*)[>\"]")
 
 # Backend headers that expose a vendor header: including them elsewhere would leak it.
 set(leaky_headers "")

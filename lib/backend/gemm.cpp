@@ -2,6 +2,7 @@
 
 #include <cblas.h>
 #include <fcntl.h>
+#include <libxsmm.h>
 #include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
 #include <sched.h>
@@ -10,12 +11,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <type_traits>
+#include <unordered_map>
 
 #include "core/check.hpp"
 
@@ -129,7 +133,7 @@ void check_openblas_room() {
   had_room.store(true, std::memory_order_relaxed);
 }
 
-std::atomic<GemmImpl> g_impl{GemmImpl::OneDnn};
+std::atomic<GemmImpl> g_impl{GemmImpl::Auto};
 
 // OpenBLAS may be built with 32-bit integers (blasint == int): refuse sizes it
 // would silently truncate instead of computing garbage.
@@ -176,6 +180,146 @@ void maybe_serial(int64_t m, int64_t n, int64_t k, F&& f) {
   }
 }
 
+// ---- libxsmm: JIT kernels for the recurrent step's small products -----------------
+//
+// libxsmm is column-major. A row-major C (m, n) = op(A) B is the column-major
+// C^T (n, m) = B^T op(A)^T: the kernel is (n, m, k) with B as its first operand (leading
+// dimension ldb) and A as its second (ldb = lda); a row-major A^T is libxsmm's transposed
+// second operand (LIBXSMM_GEMM_FLAG_TRANS_B). libxsmm 1.17 has no JIT kernel with a
+// transposed first operand, so tb == T stays on oneDNN, as do alpha != 1 and beta other
+// than 0 and 1 (its kernels take alpha = 1, beta = 0 or 1).
+//
+// A kernel is generated once per (m, n, k, lda, ldb, ldc, ta, beta) in the process and
+// kept in g_xsmm (a mutex guards it; generating takes tens of microseconds); every thread
+// keeps the last kXsmmThreadSlots it used in a thread_local array, so a call that repeats
+// a recent shape takes no lock and calls no dispatcher (the recurrent step repeats a
+// handful of shapes every time step, on every OpenMP thread).
+
+// GemmImpl::Auto's class, from the measurements in docs/backend.md ("Small GEMMs and
+// libxsmm"), both with operands in cache and with the cells' strides and cold rows:
+// - the weight gradient's form, op(A) = A^T, with few rows (k <= 12), m, n <= 512:
+//   0.41-0.93x oneDNN's time on AVX2, 0.59-0.94x on AVX-512 (even with beta 1 in cache,
+//   one cold point 1.11x): oneDNN packs both operands for a product with almost no
+//   work to amortise it;
+// - op(A) = A with 2 <= m <= 12, n, k <= 512, on AVX-512 only: 0.68-0.91x in cache,
+//   0.58-0.98x cold (m = 1 took 1.41-1.50x: oneDNN has a matrix-vector path; from 16 rows
+//   up it was even or slower when cold); on AVX2 (x86-64-v3, both libraries capped) the
+//   same products measured 0.79-1.30x, so they stay on oneDNN there.
+constexpr int64_t kXsmmMaxSmall = 12;  // the small dimension: k of A^T B, m of A B
+constexpr int64_t kXsmmMaxOther = 512;
+
+// Whether libxsmm generates AVX-512 code here (LIBXSMM_TARGET lowers it).
+bool xsmm_avx512() {
+  static const bool yes = [] {
+    libxsmm_init();
+    return libxsmm_get_target_archid() >= LIBXSMM_X86_AVX512_CORE;
+  }();
+  return yes;
+}
+
+// The product shapes Auto sends to libxsmm (forms and sizes; the thread rule aside).
+bool auto_class(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, float beta) {
+  if (tb != Trans::N || alpha != 1.0f || (beta != 0.0f && beta != 1.0f)) return false;
+  if (ta == Trans::T) return k <= kXsmmMaxSmall && m <= kXsmmMaxOther && n <= kXsmmMaxOther;
+  return m >= 2 && m <= kXsmmMaxSmall && n <= kXsmmMaxOther && k <= kXsmmMaxOther &&
+         xsmm_avx512();
+}
+
+struct XsmmKey {
+  int64_t m, n, k, lda, ldb, ldc;
+  bool ta, beta0;
+  bool operator==(const XsmmKey&) const = default;
+};
+
+struct XsmmKeyHash {
+  size_t operator()(const XsmmKey& x) const {
+    uint64_t h = 1469598103934665603ull;
+    for (const int64_t v : {x.m, x.n, x.k, x.lda, x.ldb, x.ldc, int64_t(x.ta), int64_t(x.beta0)})
+      h = (h ^ uint64_t(v)) * 1099511628211ull;
+    return size_t(h);
+  }
+};
+
+std::mutex g_xsmm_mu;
+std::unordered_map<XsmmKey, libxsmm_smmfunction, XsmmKeyHash> g_xsmm;  // null: no kernel
+std::atomic<int64_t> g_xsmm_dispatches{0};
+
+constexpr int kXsmmThreadSlots = 16;
+struct XsmmSlot {
+  XsmmKey key{};
+  libxsmm_smmfunction fn = nullptr;
+  bool used = false;
+};
+struct XsmmThreadCache {
+  std::array<XsmmSlot, kXsmmThreadSlots> slots;
+  int next = 0;        // the slot a miss overwrites (round robin)
+  int64_t hits = 0;    // lookups answered here
+  int64_t misses = 0;  // lookups that went to g_xsmm
+  int64_t calls = 0;   // products run on libxsmm
+};
+thread_local XsmmThreadCache t_xsmm;
+
+// The kernel for `key`, generated on first use in the process; null when libxsmm has
+// none (the caller falls back to oneDNN).
+libxsmm_smmfunction xsmm_kernel(const XsmmKey& key) {
+  XsmmThreadCache& tc = t_xsmm;
+  for (const XsmmSlot& s : tc.slots)
+    if (s.used && s.key == key) {
+      ++tc.hits;
+      return s.fn;
+    }
+  ++tc.misses;
+  libxsmm_smmfunction fn = nullptr;
+  {
+    const std::lock_guard<std::mutex> lock(g_xsmm_mu);
+    const auto it = g_xsmm.find(key);
+    if (it != g_xsmm.end()) {
+      fn = it->second;
+    } else {
+      static std::once_flag init;
+      std::call_once(init, [] { libxsmm_init(); });
+      const libxsmm_blasint xm = libxsmm_blasint(key.n), xn = libxsmm_blasint(key.m),
+                            xk = libxsmm_blasint(key.k), xlda = libxsmm_blasint(key.ldb),
+                            xldb = libxsmm_blasint(key.lda), xldc = libxsmm_blasint(key.ldc);
+      const float alpha = 1.0f, beta = key.beta0 ? 0.0f : 1.0f;
+      const int flags = (key.beta0 ? LIBXSMM_GEMM_FLAG_BETA_0 : LIBXSMM_GEMM_FLAG_NONE) |
+                        (key.ta ? LIBXSMM_GEMM_FLAG_TRANS_B : LIBXSMM_GEMM_FLAG_NONE);
+      // No prefetch: libxsmm's default (auto) kernels read the next call's operands as
+      // three more arguments, which a single product does not have.
+      const int prefetch = LIBXSMM_GEMM_PREFETCH_NONE;
+      fn = libxsmm_smmdispatch(xm, xn, xk, &xlda, &xldb, &xldc, &alpha, &beta, &flags, &prefetch);
+      g_xsmm.emplace(key, fn);
+      g_xsmm_dispatches.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  XsmmSlot& slot = tc.slots[size_t(tc.next)];
+  tc.next = (tc.next + 1) % kXsmmThreadSlots;
+  slot = {key, fn, true};
+  return fn;
+}
+
+// Runs the product on libxsmm and returns true where `impl` sends it there and libxsmm has
+// a kernel for it; false leaves it to the caller (oneDNN).
+bool try_xsmm(GemmImpl impl, Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha,
+              const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+              int64_t ldc) {
+  if (impl != GemmImpl::Auto && impl != GemmImpl::Xsmm) return false;
+  if (tb != Trans::N || alpha != 1.0f || (beta != 0.0f && beta != 1.0f)) return false;
+  constexpr int64_t kMaxInt = std::numeric_limits<libxsmm_blasint>::max();
+  if (std::max({m, n, k, lda, ldb, ldc}) > kMaxInt) return false;
+  if (impl == GemmImpl::Auto) {
+    if (!auto_class(ta, tb, m, n, k, alpha, beta)) return false;
+    // A product oneDNN would split across threads stays there: libxsmm runs on the
+    // calling thread only.
+    if (!omp_in_parallel() && omp_get_max_threads() > 1 && m * n * k >= kSerialBelow) return false;
+  }
+  const libxsmm_smmfunction fn = xsmm_kernel({m, n, k, lda, ldb, ldc, ta == Trans::T, beta == 0.0f});
+  if (!fn) return false;
+  fn(b, a, c);
+  ++t_xsmm.calls;
+  return true;
+}
+
 }  // namespace
 
 template <class T>
@@ -196,7 +340,9 @@ void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, T alpha, const T*
            ldb, b_cols, tb == Trans::N ? 'N' : 'T');
 
   if constexpr (std::is_same_v<T, float>) {
-    if (g_impl.load(std::memory_order_relaxed) == GemmImpl::OneDnn) {
+    const GemmImpl impl = g_impl.load(std::memory_order_relaxed);
+    if (try_xsmm(impl, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) return;
+    if (impl != GemmImpl::OpenBlas) {
       dnnl_status_t st = dnnl_success;
       maybe_serial(m, n, k, [&] {
         st = dnnl_sgemm(ta == Trans::N ? 'N' : 'T', tb == Trans::N ? 'N' : 'T', m, n, k, alpha, a,
@@ -229,14 +375,33 @@ void set_gemm_impl(GemmImpl impl) { g_impl.store(impl, std::memory_order_relaxed
 GemmImpl gemm_impl() { return g_impl.load(std::memory_order_relaxed); }
 
 GemmImpl parse_gemm_impl(const std::string& name) {
+  if (name == "auto") return GemmImpl::Auto;
   if (name == "onednn") return GemmImpl::OneDnn;
   if (name == "openblas") return GemmImpl::OpenBlas;
+  if (name == "xsmm") return GemmImpl::Xsmm;
   throw core::UsageError(fmt::format(
-      "backend.gemm: unknown GEMM implementation '{}' (hint: use onednn or openblas)", name));
+      "backend.gemm: unknown GEMM implementation '{}' (hint: use auto, onednn, openblas or xsmm)",
+      name));
 }
 
 const char* gemm_impl_name(GemmImpl impl) {
-  return impl == GemmImpl::OneDnn ? "onednn" : "openblas";
+  switch (impl) {
+    case GemmImpl::Auto: return "auto";
+    case GemmImpl::OneDnn: return "onednn";
+    case GemmImpl::OpenBlas: return "openblas";
+    case GemmImpl::Xsmm: return "xsmm";
+  }
+  return "unknown";
+}
+
+bool auto_uses_xsmm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, float beta) {
+  return auto_class(ta, tb, m, n, k, alpha, beta) &&
+         (omp_in_parallel() || omp_get_max_threads() == 1 || m * n * k < kSerialBelow);
+}
+
+SmallGemmStats small_gemm_stats() {
+  return {g_xsmm_dispatches.load(std::memory_order_relaxed), t_xsmm.hits, t_xsmm.misses,
+          t_xsmm.calls};
 }
 
 std::string library_versions() {
@@ -245,7 +410,8 @@ std::string library_versions() {
   const size_t first = blas.find(' ');
   const size_t second = first == std::string::npos ? first : blas.find(' ', first + 1);
   return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
-         std::to_string(v->patch) + " (ISA " + onednn_isa() + "), " + blas.substr(0, second);
+         std::to_string(v->patch) + " (ISA " + onednn_isa() + "), " + blas.substr(0, second) +
+         ", libxsmm " LIBXSMM_CONFIG_VERSION " (target " + libxsmm_get_target_arch() + ")";
 }
 
 const char* onednn_isa() {

@@ -13,7 +13,7 @@ namespace seqbench::train {
 struct TrainConfig {
   uint64_t seed = 1;              // data, initialisation and probes derive from it
   int threads = 0;                // 0 = OpenMP default (all cores)
-  std::string gemm = "onednn";    // float GEMM library: onednn | openblas (backend/gemm.hpp)
+  std::string gemm = "auto";      // float GEMM: auto | onednn | openblas | xsmm (backend/gemm.hpp)
   int64_t batch = 10;             // B
   int64_t steps = 1000;           // optimizer updates
   int64_t bptt = 0;               // truncated BPTT window k (0 = full BPTT)
@@ -30,7 +30,8 @@ struct TrainConfig {
   void visit(V& v) {
     v("seed", seed, "random seed");
     v("threads", threads, "threads (0 = all cores)", config::non_negative());
-    v("gemm", gemm, "float GEMM library: onednn | openblas", config::one_of({"onednn", "openblas"}));
+    v("gemm", gemm, "float GEMM: auto (libxsmm for small products, else onednn) | onednn | "
+      "openblas | xsmm", config::one_of({"auto", "onednn", "openblas", "xsmm"}));
     v("batch", batch, "batch size B", config::range(1, 1'000'000));
     v("steps", steps, "optimizer updates", config::at_least(1));
     v("bptt", bptt, "truncated BPTT window k (0 = full BPTT)", config::non_negative());

@@ -1,12 +1,17 @@
 // backend::gemm against a naive triple loop in double: every Trans combination,
 // odd sizes, operands that are sub-matrices of larger buffers (lda/ldb/ldc larger
-// than the row length), alpha/beta, both float implementations and the double path.
+// than the row length), alpha/beta, every float implementation and the double path;
+// the libxsmm path (xsmm, auto) for every form it takes and its kernel cache.
 #include "backend/gemm.hpp"
 
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <thread>
 #include <vector>
 
 #include "core/check.hpp"
@@ -102,6 +107,15 @@ TEST(Gemm, FloatOneDnnMatchesNaiveLoop) {
   check_against_reference<float>(1e-5);
 }
 
+// The libxsmm path's forms fall back to oneDNN (N/T and T/T, alpha 1.3, beta -0.7):
+// still right.
+TEST(Gemm, FloatXsmmAndAutoFallBackMatchNaiveLoop) {
+  for (GemmImpl impl : {GemmImpl::Xsmm, GemmImpl::Auto}) {
+    ImplGuard g(impl);
+    check_against_reference<float>(1e-5);
+  }
+}
+
 TEST(Gemm, FloatOpenBlasMatchesNaiveLoop) {
   ImplGuard g(GemmImpl::OpenBlas);
   check_against_reference<float>(1e-5);
@@ -137,7 +151,7 @@ TEST(Gemm, OpenBlasEqualsOneDnn) {
 }
 
 TEST(Gemm, ZeroSizes) {
-  for (GemmImpl impl : {GemmImpl::OneDnn, GemmImpl::OpenBlas}) {
+  for (GemmImpl impl : {GemmImpl::OneDnn, GemmImpl::OpenBlas, GemmImpl::Xsmm, GemmImpl::Auto}) {
     ImplGuard g(impl);
     const float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 1, 1, 1, 1, 1};
     std::vector<float> c = {1, 2, 3, 4, 5, 6};
@@ -159,7 +173,7 @@ TEST(Gemm, ZeroSizes) {
 TEST(Gemm, BetaZeroIgnoresNanInC) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1};
-  for (GemmImpl impl : {GemmImpl::OneDnn, GemmImpl::OpenBlas})
+  for (GemmImpl impl : {GemmImpl::OneDnn, GemmImpl::OpenBlas, GemmImpl::Xsmm, GemmImpl::Auto})
     for (int64_t k : {0, 2}) {
       ImplGuard g(impl);
       std::vector<float> c(4, nan);
@@ -184,6 +198,10 @@ TEST(Gemm, BadStrideThrows) {
 TEST(Gemm, ImplSettingAndParsing) {
   EXPECT_EQ(backend::parse_gemm_impl("onednn"), GemmImpl::OneDnn);
   EXPECT_EQ(backend::parse_gemm_impl("openblas"), GemmImpl::OpenBlas);
+  EXPECT_EQ(backend::parse_gemm_impl("xsmm"), GemmImpl::Xsmm);
+  EXPECT_EQ(backend::parse_gemm_impl("auto"), GemmImpl::Auto);
+  for (GemmImpl impl : {GemmImpl::OneDnn, GemmImpl::OpenBlas, GemmImpl::Xsmm, GemmImpl::Auto})
+    EXPECT_EQ(backend::parse_gemm_impl(backend::gemm_impl_name(impl)), impl);
   try {
     backend::parse_gemm_impl("mkl");
     FAIL() << "parse_gemm_impl accepted 'mkl'";
@@ -191,11 +209,185 @@ TEST(Gemm, ImplSettingAndParsing) {
     const std::string m = e.what();
     EXPECT_EQ(e.exit_code(), core::kExitUsage);
     EXPECT_NE(m.find("'mkl'"), std::string::npos) << m;
-    EXPECT_NE(m.find("onednn or openblas"), std::string::npos) << m;
+    EXPECT_NE(m.find("auto, onednn, openblas or xsmm"), std::string::npos) << m;
   }
   {
     ImplGuard g(GemmImpl::OpenBlas);
     EXPECT_EQ(backend::gemm_impl(), GemmImpl::OpenBlas);
     EXPECT_STREQ(backend::gemm_impl_name(backend::gemm_impl()), "openblas");
   }
+}
+
+TEST(Gemm, DefaultImplIsAuto) {
+  // No test before this one in the binary leaves another setting behind (ImplGuard).
+  EXPECT_EQ(backend::gemm_impl(), GemmImpl::Auto);
+}
+
+namespace {
+
+// One product on the path under test (alpha 1, beta 0 or 1, tb = N), checked against the
+// double reference and the padding; returns how many products ran on libxsmm.
+int64_t check_small(Trans ta, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                    int64_t ldc, float beta, core::Rng& rng) {
+  const int64_t ar = ta == Trans::N ? m : k, ac = ta == Trans::N ? k : m;
+  Strided<float> a(ar, ac, lda, rng), b(k, n, ldb, rng), c(m, n, ldc, rng);
+  const std::vector<double> ref = reference(ta, Trans::N, m, n, k, 1.0, a, b, double(beta), c);
+  const int64_t before = backend::small_gemm_stats().thread_calls;
+  backend::gemm<float>(ta, Trans::N, m, n, k, 1.0f, a.buf.data(), a.ld, b.buf.data(), b.ld, beta,
+                       c.buf.data(), c.ld);
+  const int64_t ran = backend::small_gemm_stats().thread_calls - before;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      const double want = ref[size_t(i * n + j)];
+      EXPECT_NEAR(c.at(i, j), want, 1e-5 * (1.0 + std::abs(want)) * std::sqrt(double(k)))
+          << "m=" << m << " n=" << n << " k=" << k << " ta=" << int(ta) << " beta=" << beta
+          << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " at (" << i << ", " << j
+          << ")";
+      if (::testing::Test::HasFailure()) return ran;
+    }
+    for (int64_t j = n; j < c.ld; ++j)
+      EXPECT_EQ(c.buf[size_t(i * c.ld + j)], float(kPad)) << "gemm wrote into the ldc padding";
+  }
+  return ran;
+}
+
+}  // namespace
+
+// Every form libxsmm takes (A or A^T, beta 0 and 1), at odd sizes, the recurrent step's
+// shapes and with the row strides the cells use: the LSTM reads h_{t-1} out of a state
+// row [h | c] (lda = 2H) and writes the gate pre-activations into a cache row wider than
+// 4H; the weight gradient reads A^T from the same state rows.
+TEST(Gemm, XsmmMatchesNaiveLoopForEveryFormItTakes) {
+  ImplGuard g(GemmImpl::Xsmm);
+  core::Rng rng(5);
+  struct Small {
+    int64_t m, n, k, lda_pad, ldb_pad, ldc_pad;
+  };
+  const Small cases[] = {{1, 1, 1, 0, 0, 0},      {3, 5, 7, 3, 5, 2},      {17, 9, 13, 1, 0, 7},
+                         {33, 31, 65, 0, 4, 0},   {1, 19, 4, 2, 2, 2},     {23, 1, 2, 0, 0, 1},
+                         {10, 512, 128, 128, 0, 640}, {10, 128, 512, 0, 0, 128},
+                         {5, 512, 128, 128, 0, 0}, {50, 128, 128, 128, 0, 0},
+                         {100, 512, 128, 128, 0, 640}};
+  for (const Small& s : cases)
+    for (Trans ta : kTrans)
+      for (float beta : {0.0f, 1.0f}) {
+        const int64_t ac = ta == Trans::N ? s.k : s.m;
+        const int64_t ran = check_small(ta, s.m, s.n, s.k, ac + s.lda_pad, s.n + s.ldb_pad,
+                                        s.n + s.ldc_pad, beta, rng);
+        EXPECT_EQ(ran, 1) << "not on libxsmm: m=" << s.m << " n=" << s.n << " k=" << s.k
+                          << " ta=" << int(ta) << " beta=" << beta;
+        if (HasFailure()) return;
+      }
+}
+
+// auto: libxsmm inside its class, oneDNN outside it (and for the forms libxsmm lacks),
+// right either way. The class of A B depends on the ISA libxsmm generates for.
+TEST(Gemm, AutoSendsOnlyItsClassToXsmm) {
+  ImplGuard g(GemmImpl::Auto);
+  core::Rng rng(6);
+  // libxsmm's code path, from "libxsmm 1.17 (target cpx)" (LIBXSMM_TARGET=hsw: AVX2).
+  const std::string v = backend::library_versions();
+  const size_t at = v.find("(target ");
+  ASSERT_NE(at, std::string::npos) << v;
+  const std::string target = v.substr(at + 8, v.find(')', at) - at - 8);
+  const bool avx512 = target == "skx" || target == "clx" || target == "cpx" || target == "spr";
+  const auto uses = [](Trans ta, int64_t m, int64_t n, int64_t k, float beta) {
+    return backend::auto_uses_xsmm(ta, Trans::N, m, n, k, 1.0f, beta);
+  };
+  // The weight gradient A^T B with up to 12 rows, m, n <= 512: on libxsmm on every ISA.
+  EXPECT_TRUE(uses(Trans::T, 128, 512, 10, 1.0f));
+  EXPECT_EQ(check_small(Trans::T, 128, 512, 10, 128 + 128, 512, 512 + 128, 1.0f, rng), 1);
+  EXPECT_EQ(check_small(Trans::T, 128, 128, 12, 128, 128, 128, 0.0f, rng), 1);
+  EXPECT_EQ(check_small(Trans::T, 512, 128, 3, 512, 128, 128, 0.0f, rng), 1);
+  EXPECT_EQ(check_small(Trans::T, 128, 128, 13, 128, 128, 128, 0.0f, rng), 0);
+  EXPECT_EQ(check_small(Trans::T, 513, 16, 5, 513, 16, 16, 0.0f, rng), 0);
+  EXPECT_EQ(check_small(Trans::T, 16, 513, 5, 16, 513, 513, 0.0f, rng), 0);
+  // A B with 2 <= m <= 12, n, k <= 512: on libxsmm where it generates AVX-512 code.
+  EXPECT_EQ(uses(Trans::N, 10, 512, 128, 0.0f), avx512);
+  EXPECT_EQ(check_small(Trans::N, 10, 512, 128, 256, 512, 640, 0.0f, rng), avx512 ? 1 : 0);
+  EXPECT_EQ(check_small(Trans::N, 12, 128, 512, 512, 128, 256, 1.0f, rng), avx512 ? 1 : 0);
+  EXPECT_EQ(check_small(Trans::N, 2, 128, 128, 128, 128, 128, 0.0f, rng), avx512 ? 1 : 0);
+  EXPECT_EQ(check_small(Trans::N, 1, 128, 128, 128, 128, 128, 0.0f, rng), 0);
+  EXPECT_EQ(check_small(Trans::N, 13, 128, 128, 128, 128, 128, 0.0f, rng), 0);
+  EXPECT_EQ(check_small(Trans::N, 10, 513, 16, 16, 513, 513, 0.0f, rng), 0);
+  EXPECT_EQ(check_small(Trans::N, 10, 16, 513, 513, 16, 16, 1.0f, rng), 0);
+  EXPECT_EQ(check_small(Trans::N, 100, 512, 128, 128, 512, 512, 0.0f, rng), 0);
+  // 512 x 512 x 12 (3.1 M multiply-adds): oneDNN's with more than one thread outside a
+  // parallel region, libxsmm's inside one.
+  EXPECT_EQ(uses(Trans::T, 512, 512, 12, 0.0f), omp_get_max_threads() == 1);
+  EXPECT_EQ(check_small(Trans::T, 512, 512, 12, 512, 512, 512, 0.0f, rng),
+            omp_get_max_threads() > 1 ? 0 : 1);
+  int64_t inside = -1;
+  bool inside_uses = false;
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp single
+    {
+      core::Rng r2(7);
+      inside_uses = uses(Trans::T, 512, 512, 12, 0.0f);
+      inside = check_small(Trans::T, 512, 512, 12, 512, 512, 512, 0.0f, r2);
+    }
+  }
+  EXPECT_EQ(inside, 1);
+  EXPECT_TRUE(inside_uses);
+  // Forms libxsmm has no kernel for, or alpha/beta it does not take.
+  EXPECT_FALSE(backend::auto_uses_xsmm(Trans::T, Trans::T, 128, 128, 8, 1.f, 0.f));
+  EXPECT_FALSE(backend::auto_uses_xsmm(Trans::T, Trans::N, 128, 128, 8, 2.f, 0.f));
+  EXPECT_FALSE(backend::auto_uses_xsmm(Trans::T, Trans::N, 128, 128, 8, 1.f, 0.5f));
+  Strided<float> a(8, 8, 8, rng), b(8, 8, 8, rng), c(8, 8, 8, rng);
+  const int64_t before = backend::small_gemm_stats().thread_calls;
+  backend::gemm<float>(Trans::T, Trans::T, 8, 8, 8, 1.f, a.buf.data(), 8, b.buf.data(), 8, 0.f,
+                       c.buf.data(), 8);
+  backend::gemm<float>(Trans::T, Trans::N, 8, 8, 8, 2.f, a.buf.data(), 8, b.buf.data(), 8, 0.f,
+                       c.buf.data(), 8);
+  backend::gemm<float>(Trans::T, Trans::N, 8, 8, 8, 1.f, a.buf.data(), 8, b.buf.data(), 8, 0.5f,
+                       c.buf.data(), 8);
+  EXPECT_EQ(backend::small_gemm_stats().thread_calls, before);
+  // onednn never goes to libxsmm.
+  ImplGuard g2(GemmImpl::OneDnn);
+  EXPECT_EQ(check_small(Trans::T, 128, 512, 10, 128, 512, 512, 0.0f, rng), 0);
+}
+
+// A kernel is generated once per shape in the process: the first call of a thread misses
+// its own cache, the repeats hit it, and other threads find the process's kernel.
+TEST(Gemm, XsmmDispatchIsCachedPerShape) {
+  ImplGuard g(GemmImpl::Xsmm);
+  core::Rng rng(8);
+  // A shape no other test uses.
+  const int64_t m = 7, n = 45, k = 19;
+  Strided<float> a(m, k, k + 1, rng), b(k, n, n, rng);
+  const auto s0 = backend::small_gemm_stats();
+  std::vector<float> c(size_t(m * n));
+  for (int rep = 0; rep < 50; ++rep)
+    backend::gemm<float>(Trans::N, Trans::N, m, n, k, 1.f, a.buf.data(), a.ld, b.buf.data(), n,
+                         0.f, c.data(), n);
+  const auto s1 = backend::small_gemm_stats();
+  EXPECT_EQ(s1.dispatches - s0.dispatches, 1);
+  EXPECT_EQ(s1.thread_misses - s0.thread_misses, 1);
+  EXPECT_EQ(s1.thread_hits - s0.thread_hits, 49);
+  EXPECT_EQ(s1.thread_calls - s0.thread_calls, 50);
+  // The same shape from four fresh threads at once: no new kernel, one miss each, the
+  // same result.
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      std::vector<float> ct(size_t(m * n));
+      const auto t0 = backend::small_gemm_stats();
+      for (int rep = 0; rep < 20; ++rep)
+        backend::gemm<float>(Trans::N, Trans::N, m, n, k, 1.f, a.buf.data(), a.ld, b.buf.data(),
+                             n, 0.f, ct.data(), n);
+      const auto t1 = backend::small_gemm_stats();
+      if (t1.thread_misses - t0.thread_misses != 1 || t1.thread_hits - t0.thread_hits != 19 ||
+          t1.thread_calls - t0.thread_calls != 20 || ct != c)
+        ++bad;
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(backend::small_gemm_stats().dispatches, s1.dispatches);
+  // Another leading dimension is another kernel.
+  std::vector<float> c2(size_t(m * (n + 3)));
+  backend::gemm<float>(Trans::N, Trans::N, m, n, k, 1.f, a.buf.data(), a.ld, b.buf.data(), n, 0.f,
+                       c2.data(), n + 3);
+  EXPECT_EQ(backend::small_gemm_stats().dispatches, s1.dispatches + 1);
 }

@@ -33,6 +33,7 @@
 #include <optional>
 #include <vector>
 
+#include "backend/gemm.hpp"
 #include "bench_common.hpp"
 #include "core/check.hpp"
 #include "core/param_store.hpp"
@@ -57,6 +58,7 @@ struct BenchArgs {
   int64_t nu = 10, rho = 15, bptt = 0;
   int steps = 5, warmup = 3, threads = 2;
   uint64_t seed = 1;
+  std::string gemm = "auto";  // backend::parse_gemm_impl
   std::string dump;
   double dump_scale = 1;
 };
@@ -122,6 +124,7 @@ int dump(const BenchArgs& a) {
 
 int run(const BenchArgs& a) {
   core::set_threads(a.threads);
+  backend::set_gemm_impl(backend::parse_gemm_impl(a.gemm));
   if (!a.dump.empty()) return dump(a);
   const int64_t B = a.batch;
   const bool copy = a.task == "copy";
@@ -201,10 +204,11 @@ int run(const BenchArgs& a) {
       a.cell == "lstm" && a.backend == "onednn" ? "seqbench-lstm-onednn" : "seqbench-" + a.cell;
   const std::string rel = relevancy(a.cell) ? fmt::format(" nu={} rho={}", a.nu, a.rho) : "";
   fmt::print(
-      "impl={} task={} B={} T={} L={} I={} H={} classes={}{} threads={} warmup={} steps={} "
-      "ms_per_step={:.1f} ms_min={:.1f} ms_max={:.1f} peak_rss_mb={:.1f} rnn_held_mb={:.1f} "
+      "impl={} task={} B={} T={} L={} I={} H={} classes={}{} threads={} gemm={} warmup={} "
+      "steps={} ms_per_step={:.1f} ms_min={:.1f} ms_max={:.1f} peak_rss_mb={:.1f} rnn_held_mb={:.1f} "
       "loss0={:.4f} loss={:.4f}\n",
-      impl, a.task, B, a.T, L, I, a.hidden, O, rel, core::num_threads(), a.warmup, a.steps,
+      impl, a.task, B, a.T, L, I, a.hidden, O, rel, core::num_threads(), a.gemm, a.warmup,
+      a.steps,
       bench::median(ms), *std::min_element(ms.begin(), ms.end()),
       *std::max_element(ms.begin(), ms.end()), train::peak_rss_mb(),
       double(model.recurrent().held_bytes()) / (1024.0 * 1024.0), loss0, loss);
@@ -258,6 +262,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--warmup", a.warmup, "untimed steps first")
       ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--gemm", a.gemm, "float GEMM: auto | onednn | openblas | xsmm (train.gemm)")
+      ->check(CLI::IsMember({"auto", "onednn", "openblas", "xsmm"}))
       ->capture_default_str();
   app.add_option("--threads", a.threads, "OpenMP threads (0 = runtime default)")
       ->check(CLI::NonNegativeNumber)

@@ -13,6 +13,8 @@
 // --info prints the libraries instead, one "key=value" per line (values may have spaces):
 // the oneDNN version and the ISA it dispatches to, OpenBLAS's build configuration, its
 // kernel set and thread count, and OpenMP's default team size.
+// --small times the recurrent step's small products instead, per library (onednn,
+// openblas, libxsmm, backend::gemm): see small_sgemm.hpp.
 #include <cblas.h>
 #include <fmt/format.h>
 #include <oneapi/dnnl/dnnl.h>
@@ -29,6 +31,7 @@
 
 #include "backend/gemm.hpp"
 #include "bench_common.hpp"
+#include "small_sgemm.hpp"
 #include "core/check.hpp"
 
 namespace {
@@ -42,6 +45,8 @@ struct Args {
   int reps = 5, warmup = 1;
   double min_ms = 200;
   bool info = false;
+  bool small = false;
+  bench::SmallArgs small_args;
 };
 
 int print_info() {
@@ -79,6 +84,7 @@ std::vector<int> parse_threads(const std::string& s) {
 
 int run(const Args& a) {
   if (a.info) return print_info();
+  if (a.small) return bench::run_small_sgemm(a.small_args);
   const int64_t n = a.n;
   std::vector<float> A(size_t(n * n)), B(size_t(n * n)), C(size_t(n * n), 0.0f);
   std::mt19937 gen(1);
@@ -149,6 +155,29 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_flag("--info", a.info, "print library versions and settings instead of timing");
+  app.add_flag("--small", a.small,
+               "time the recurrent step's small products per library instead (small_sgemm.hpp)");
+  app.add_option("--libs", a.small_args.libs,
+                 "--small: libraries, comma-separated (onednn,openblas,xsmm,gemm-onednn,"
+                 "gemm-xsmm,gemm-auto); ratios are against the first")
+      ->capture_default_str();
+  app.add_option("--rounds", a.small_args.rounds, "--small: rounds over all shapes")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--samples", a.small_args.samples, "--small: timings per shape (median taken)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--calls", a.small_args.calls, "--small: calls per timing")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--ring", a.small_args.ring, "--small: A and C buffers cycled through")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--shapes", a.small_args.shapes,
+                 "--small: 'm,n,k[,T];...' instead of the default shapes (T: A stored (k, m))");
+  app.add_option("--pad", a.small_args.pad, "--small: added to lda and ldc")
+      ->check(CLI::Range(int64_t(0), int64_t(4096)))
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
