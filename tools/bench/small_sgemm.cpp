@@ -114,7 +114,10 @@ int run_small_sgemm(const SmallArgs& a) {
   std::map<std::tuple<size_t, int, std::string>, std::vector<double>> ns_of;
   for (int round = 0; round < a.rounds; ++round) {
     for (size_t si = 0; si < kShapes.size(); ++si) {
-      const auto [m, n, k, ta] = kShapes[si];
+      // Plain variables, not a structured binding: clang 14 (the sanitizer build) cannot
+      // capture a binding in a lambda.
+      const int64_t m = kShapes[si].m, n = kShapes[si].n, k = kShapes[si].k;
+      const bool ta = kShapes[si].ta;
       const int64_t lda = (ta ? m : k) + a.pad, ldc = n + a.pad;
       const char cta = ta ? 'T' : 'N';
       Buf B = make_buf(size_t(k * n), gen);
@@ -196,7 +199,8 @@ int run_small_sgemm(const SmallArgs& a) {
   fmt::print("\n# M N K ta beta | lib: ns per round | GFLOP/s | time / {}'s (per round)\n",
              libs.front());
   for (size_t si = 0; si < kShapes.size(); ++si) {
-    const auto [m, n, k, ta] = kShapes[si];
+    const int64_t m = kShapes[si].m, n = kShapes[si].n, k = kShapes[si].k;
+    const bool ta = kShapes[si].ta;
     for (const int beta : {0, 1}) {
       const auto& base = ns_of[{si, beta, libs.front()}];
       for (const auto& lib : libs) {
