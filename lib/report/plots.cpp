@@ -162,6 +162,17 @@ GnuplotFigure heatmap_figure(const HeatMap& map, const PlotFiles& files, const C
         "set label {} at screen 0.01, screen 0.02 font ',9' noenhanced\n",
         gp_quote(note));
   }
+  // A regular grid (consecutive time steps, probes at equal intervals, at least two of
+  // each) is drawn `with image`: the SVG then holds one embedded bitmap, not a box per
+  // cell (a pMNIST map of 6 x 784 cells: 36 KB against 1.3 MB). NaN pixels are left out.
+  bool regular = map.ts.size() >= 2 && rows >= 2;
+  for (size_t i = 1; regular && i < map.ts.size(); ++i) regular = map.ts[i] == map.ts[0] + int64_t(i);
+  for (size_t i = 2; regular && i < rows; ++i)
+    regular = map.steps[i] - map.steps[i - 1] == map.steps[1] - map.steps[0];
+  if (regular) {
+    fig.plot = fmt::format("plot {} using 1:2:3 with image notitle\n", gp_quote(files.data));
+    return fig;
+  }
   out +=
       "# Boxes rather than `with image`, which cannot draw a single probe or uneven spacing.\n"
       "# A NaN colour alone would still paint the box, so NaN cells get no y ($3 == $3 is\n"

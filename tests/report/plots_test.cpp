@@ -207,6 +207,19 @@ TEST(Gradnorm, HeatMapMarksMissingCellsAndTilesUnevenSteps) {
   EXPECT_NE(gp.find("set yrange [-50:550]"), std::string::npos) << gp;
   EXPECT_NE(gp.find("set xrange [-0.5:1.5]"), std::string::npos) << gp;
   EXPECT_NE(gp.find("set cblabel"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("with boxxyerror"), std::string::npos) << gp;  // uneven: a box per cell
+  EXPECT_EQ(gp.find("using 1:2:3 with image"), std::string::npos) << gp;
+}
+
+TEST(Gradnorm, ARegularHeatMapIsOneImageNotABoxPerCell) {
+  // Probes at 0, 100, 200 over t = 0..3: a regular grid, drawn as one bitmap (a small SVG).
+  const auto map = report::heat_map(sample_run());
+  const std::string gp = report::heatmap_script(map, {"h.dat", "h.png"});
+  EXPECT_NE(gp.find("plot 'h.dat' using 1:2:3 with image notitle"), std::string::npos) << gp;
+  EXPECT_EQ(gp.find("boxxyerror"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set yrange [-50:250]"), std::string::npos) << gp;
+  // The zero norm stays a NaN pixel (not drawn) over the grey backdrop.
+  EXPECT_NE(gp.find("grey cells: 1 zero norms"), std::string::npos) << gp;
 }
 
 TEST(Gradnorm, SlugsAndUniqueLabels) {
