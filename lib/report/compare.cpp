@@ -91,6 +91,30 @@ std::string config_signature(const std::map<std::string, std::string>& cfg, cons
   return sig;
 }
 
+std::vector<std::string> differing_config_tags(const std::vector<const std::map<std::string, std::string>*>& cfgs) {
+  std::set<std::string> keys;
+  for (const auto* cfg : cfgs)
+    for (const auto& kv : *cfg) keys.insert(kv.first);
+  const auto value = [](const std::map<std::string, std::string>& cfg, const std::string& k) {
+    const auto v = cfg.find(k);
+    return v == cfg.end() ? std::string("(unset)") : v->second;
+  };
+  std::vector<std::string> differing;
+  for (const auto& k : keys) {
+    if (ignored_config_key(k)) continue;
+    std::set<std::string> values;
+    for (const auto* cfg : cfgs) values.insert(value(*cfg, k));
+    if (values.size() > 1) differing.push_back(k);
+  }
+  std::vector<std::string> tags;
+  for (const auto* cfg : cfgs) {
+    std::string tag;
+    for (const auto& k : differing) tag += fmt::format("{}{}={}", tag.empty() ? "" : ", ", k, value(*cfg, k));
+    tags.push_back(tag);
+  }
+  return tags;
+}
+
 CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts,
                           const RunConfigs& configs) {
   SB_CHECK(configs.empty() || configs.size() == runs.rows.size(),
@@ -179,30 +203,10 @@ CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts,
       by_key[{groups[g].row.key, groups[g].row.metric}].push_back(g);
     for (const auto& [key, members] : by_key) {
       if (members.size() < 2) continue;
-      std::set<std::string> keys;
-      for (size_t g : members)
-        for (const auto& kv : configs[first_row[g]]) keys.insert(kv.first);
-      std::vector<std::string> differing;
-      for (const auto& k : keys) {
-        if (ignored_config_key(k)) continue;
-        std::set<std::string> values;
-        for (size_t g : members) {
-          const auto& cfg = configs[first_row[g]];
-          const auto v = cfg.find(k);
-          values.insert(v == cfg.end() ? "(unset)" : v->second);
-        }
-        if (values.size() > 1) differing.push_back(k);
-      }
-      for (size_t g : members) {
-        const auto& cfg = configs[first_row[g]];
-        std::string tag;
-        for (const auto& k : differing) {
-          const auto v = cfg.find(k);
-          tag += fmt::format("{}{}={}", tag.empty() ? "" : ", ", k,
-                             v == cfg.end() ? "(unset)" : v->second);
-        }
-        groups[g].row.key += " [" + tag + "]";
-      }
+      std::vector<const std::map<std::string, std::string>*> cfgs;
+      for (size_t g : members) cfgs.push_back(&configs[first_row[g]]);
+      const std::vector<std::string> tags = differing_config_tags(cfgs);
+      for (size_t i = 0; i < members.size(); ++i) groups[members[i]].row.key += " [" + tags[i] + "]";
     }
   }
 

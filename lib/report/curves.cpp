@@ -69,21 +69,38 @@ std::vector<CurveGroup> experiment_curve_groups(const std::string& exp_dir) {
   const CsvTable runs = read_csv(exp_dir + "/runs.csv");
   const RunConfigs configs = read_run_configs(runs);
   std::map<std::string, CurveGroup> by_config;
+  std::map<std::string, size_t> first_row;  // per group, a runs.csv row of its config
   for (size_t r = 0; r < runs.rows.size(); ++r) {
     const std::string id = runs.rows[r][size_t(runs.col("run_id"))];
     const std::string run = exp_dir + "/" + id;
     if (!core::file_exists(run + "/metrics.csv")) continue;
     std::string label = runs.has("label") ? runs.rows[r][size_t(runs.col("label"))] : "";
     if (label.empty()) label = id;
-    CurveGroup& g = by_config[label + "\n" + config_signature(configs[r])];
+    const std::string key = label + "\n" + config_signature(configs[r]);
+    first_row.try_emplace(key, r);
+    CurveGroup& g = by_config[key];
     g.label = label;
     g.seeds.push_back(load_run_curves(run));
   }
   std::vector<CurveGroup> out;
-  std::vector<std::string> labels;
+  std::vector<const std::map<std::string, std::string>*> cfgs;  // each group's config
   for (auto& [key, g] : by_config) {
     out.push_back(std::move(g));
-    labels.push_back(out.back().label);
+    cfgs.push_back(&configs[first_row.at(key)]);
+  }
+  // Configs sharing a label (a sweep's grid: the same preset at several T) are named by
+  // the keys that differ, as `compare` names them; unique_labels catches the rest.
+  std::map<std::string, std::vector<size_t>> by_label;
+  for (size_t i = 0; i < out.size(); ++i) by_label[out[i].label].push_back(i);
+  std::vector<std::string> labels;
+  for (const auto& g : out) labels.push_back(g.label);
+  for (const auto& [label, members] : by_label) {
+    if (members.size() < 2 || configs.empty()) continue;
+    std::vector<const std::map<std::string, std::string>*> same;
+    for (size_t i : members) same.push_back(cfgs[i]);
+    const std::vector<std::string> tags = differing_config_tags(same);
+    for (size_t j = 0; j < members.size(); ++j)
+      if (!tags[j].empty()) labels[members[j]] += " [" + tags[j] + "]";
   }
   labels = unique_labels(labels);
   for (size_t i = 0; i < out.size(); ++i) out[i].label = labels[i];
@@ -104,6 +121,22 @@ DrawnFigure draw_curves(const std::string& dir, const std::string& title,
   panels.title = 60.0 / fig.height;
   panels.key = 0.14;
   fig.settings = "set xlabel 'updates'\n";
+  // At most about six labelled updates per panel (1, 2 or 5 times a power of ten apart):
+  // gnuplot's own choice crowds "9000 10000" into each other in a half-width panel.
+  double last = 0;
+  for (const auto& g : groups)
+    for (const auto& run : g.seeds)
+      for (const Samples* s : {&run.train_loss, &run.valid_loss})
+        for (const auto& p : *s) last = std::max(last, p.first);
+  if (last > 0) {
+    double step = std::pow(10.0, std::floor(std::log10(last / 6)));
+    for (const double m : {1.0, 2.0, 5.0, 10.0})
+      if (last / (step * m) <= 6) {
+        step *= m;
+        break;
+      }
+    fig.settings += fmt::format("set xtics {}\n", step);
+  }
   std::string dat;
   int index = 0, k = 0;
   fig.plot = panels.begin(title);

@@ -31,26 +31,32 @@ GnuplotFigure gradnorm_figure(const PlotFiles& files) {
   return fig;
 }
 
-// The runs of one label and probe step (runs equal but for the seed) as one series: the
-// mean of their nonzero norms per distance with a band (bands.hpp).
+// The runs of one label (runs equal but for the seed) as one series: the mean of their
+// nonzero norms per distance with a band (bands.hpp). Each run contributes the probe it
+// was given (its last one by default), so runs that stopped at their target at different
+// updates are still one series; step_lo..step_hi say which probes.
 struct DistanceSeries {
   std::string label;
-  int64_t step = 0;
+  int64_t step_lo = 0, step_hi = 0;
   int runs = 0, zeros = 0;
   std::vector<Samples> seeds;
   std::vector<BandPoint> band;
+  std::string steps() const {
+    return step_lo == step_hi ? fmt::format("step {}", step_lo) : fmt::format("steps {}-{}", step_lo, step_hi);
+  }
 };
 
 std::vector<DistanceSeries> distance_series(const std::vector<DistanceCurve>& curves) {
   std::vector<DistanceSeries> out;
   for (const auto& c : curves) {
-    auto it = std::find_if(out.begin(), out.end(),
-                           [&](const DistanceSeries& s) { return s.label == c.label && s.step == c.step; });
+    auto it = std::find_if(out.begin(), out.end(), [&](const DistanceSeries& s) { return s.label == c.label; });
     if (it == out.end()) {
       it = out.insert(out.end(), DistanceSeries{});
       it->label = c.label;
-      it->step = c.step;
+      it->step_lo = it->step_hi = c.step;
     }
+    it->step_lo = std::min(it->step_lo, c.step);
+    it->step_hi = std::max(it->step_hi, c.step);
     ++it->runs;
     it->zeros += c.zeros;
     Samples s;
@@ -65,18 +71,17 @@ std::vector<DistanceSeries> distance_series(const std::vector<DistanceCurve>& cu
 GnuplotFigure distance_figure(const std::vector<DistanceCurve>& curves, const PlotFiles& files,
                               const GradnormSource& source) {
   bool same_step = true;
-  int64_t max_distance = 0;
-  std::string zero_note;
+  int64_t max_distance = 0, zeros = 0, zero_runs = 0;
   for (const auto& c : curves) {
     same_step &= c.step == curves.front().step;
     for (int64_t d : c.distance) max_distance = std::max(max_distance, d);
-    if (c.zeros > 0)
-      zero_note += fmt::format("{}{}: {}", zero_note.empty() ? "" : ", ", c.label, c.zeros);
+    zeros += c.zeros;
+    zero_runs += c.zeros > 0;
   }
   const std::vector<DistanceSeries> series = distance_series(curves);
   std::string spread;  // what the bands show, when some label has several runs
   for (const auto& s : series)
-    if (s.runs > 1) spread = "; runs sharing a label: " + band_caption(s.band);
+    if (s.runs > 1) spread = "bands: runs sharing a label, " + band_caption(s.band);
   GnuplotFigure fig = gradnorm_figure(files);
   const std::string when = curves.empty() ? std::string("no runs")
                            : same_step    ? fmt::format("probe at training step {}", curves[0].step)
@@ -88,17 +93,26 @@ GnuplotFigure distance_figure(const std::vector<DistanceCurve>& curves, const Pl
       "set ylabel {}\n"
       "{}"
       "set xrange [0:{}]\n",
-      gp_quote(source.title + " (" + when + spread + ")"), gp_quote(source.xlabel),
+      gp_quote(source.title + " (" + when + ")"), gp_quote(source.xlabel),
       gp_quote(source.symbol + "  (log scale)"), log_axis("y"), std::max<int64_t>(max_distance, 1));
   if (max_distance <= 12) out += "set xtics 1\n";  // whole distances on short sequences
-  if (!zero_note.empty())
-    out += fmt::format("set label {} at screen 0.01, screen 0.02 font ',9' noenhanced\n",
-                       gp_quote("zero norms not drawn on the log axis (" + zero_note + ")"));
+  // Notes go in a strip below the x label (bmargin), one short line each.
+  std::vector<std::string> notes;
+  if (!spread.empty()) notes.push_back(spread);
+  if (zeros > 0)
+    notes.push_back(fmt::format("zero norms not drawn on the log axis: {} point{} of {} run{} (all in the .csv)",
+                                zeros, zeros == 1 ? "" : "s", zero_runs, zero_runs == 1 ? "" : "s"));
+  if (!notes.empty()) {
+    out += fmt::format("set bmargin {}\n", 4 + 1.5 * double(notes.size()));
+    for (size_t i = 0; i < notes.size(); ++i)
+      out += fmt::format("set label {} at screen 0.01, screen {} font ',9' noenhanced\n", gp_quote(notes[i]),
+                         num(0.02 + 0.03 * double(notes.size() - 1 - i)));
+  }
   std::vector<std::string> clauses;
   int index = 0;
   for (const auto& s : series) {
     if (s.band.empty()) continue;  // no block in the .dat
-    const std::string title = same_step ? s.label : fmt::format("{} (step {})", s.label, s.step);
+    const std::string title = same_step ? s.label : fmt::format("{} ({})", s.label, s.steps());
     clauses.push_back(band_plot(files.data, index, index, title, s.band));
     ++index;
   }
@@ -203,7 +217,7 @@ std::string distance_dat(const std::vector<DistanceCurve>& curves,
       source.symbol);
   int index = 0;
   for (const auto& s : distance_series(curves)) {
-    std::string head = fmt::format("run '{}', probe at step {}", s.label, s.step);
+    std::string head = fmt::format("run '{}', probe at {}", s.label, s.steps());
     if (s.runs > 1) head += fmt::format(", {} runs", s.runs);
     if (s.zeros > 0)
       head += fmt::format(": {} zero norm{} dropped (log scale)", s.zeros, s.zeros == 1 ? "" : "s");

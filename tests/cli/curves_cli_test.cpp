@@ -58,6 +58,25 @@ TEST(CurvesCli, DrawsARunAndItsExperimentDirectoryWithSeedsAsABand) {
   EXPECT_NE(clitest::slurp(dir + "/results/copy/curves.gp").find("with filledcurves"), std::string::npos);
 }
 
+TEST(CurvesCli, ConfigsSharingALabelAreNamedByTheKeyThatDiffers) {
+  // The same preset at two T (as a sweep's grid makes them): two panel rows, named by T,
+  // not "tiny_lstm" and "tiny_lstm #2".
+  ASSERT_TRUE(report::find_program("gnuplot")) << "gnuplot is not installed; run `make deps`";
+  const std::string dir = clitest::fresh_dir("curves_grid");
+  clitest::write(dir + "/tiny.yaml", kTiny);
+  for (const char* T : {"4", "6"}) {
+    const auto r = run(kFront + " copy --config tiny.yaml -q --run-id t" + std::string(T) + " --set task.T=" + T, dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  const auto sweep = run(kFront + " report curves results", dir);
+  ASSERT_EQ(sweep.code, 0) << sweep.err;
+  EXPECT_NE(sweep.out.find("(2 configs)"), std::string::npos) << sweep.out;
+  svgtest::expect_literal_and_distinct(dir + "/results/copy/curves.svg",
+                                       {"train", "validation", "tiny_lstm [task.T=4]: loss (1 seed)",
+                                        "tiny_lstm [task.T=6]: loss (1 seed)"});
+  EXPECT_EQ(clitest::slurp(dir + "/results/copy/curves.svg").find("tiny_lstm #2"), std::string::npos);
+}
+
 TEST(CurvesCli, APathThatHoldsNoRunIsAUsageErrorOnOneLine) {
   const std::string dir = clitest::fresh_dir("bad");
   fs::create_directories(dir + "/empty");

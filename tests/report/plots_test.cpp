@@ -154,6 +154,25 @@ TEST(Gradnorm, AllZeroCurveIsLeftOutOfThePlotCommand) {
   EXPECT_NE(gp.find("zero norms not drawn"), std::string::npos) << gp;
 }
 
+TEST(Gradnorm, RunsOfALabelProbedAtDifferentStepsAreStillOneSeries) {
+  // Two seeds of one model stopped at different updates (their last probes: 200 and 100),
+  // a second model at 200: two series, the first naming its range of probe steps.
+  const std::vector<report::DistanceCurve> curves{report::distance_curve(sample_run("rnn"), std::nullopt),
+                                                  report::distance_curve(sample_run("rnn"), 100),
+                                                  report::distance_curve(sample_run("lstm"), std::nullopt)};
+  const std::string dat = report::distance_dat(curves);
+  EXPECT_NE(dat.find("# run 'rnn', probe at steps 100-200, 2 runs"), std::string::npos) << dat;
+  EXPECT_EQ(dat.find("# index 2"), std::string::npos) << dat;
+  const std::string gp = report::distance_script(curves, {"d.dat", "d.png"});
+  EXPECT_NE(gp.find("title 'rnn (steps 100-200)'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("title 'lstm (step 200)'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("(each run''s last probe)'"), std::string::npos) << gp;  // quote doubled
+  // The notes (the band, the dropped zeros) sit below the x label, one line each.
+  EXPECT_NE(gp.find("set bmargin 7"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("'bands: runs sharing a label"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("'zero norms not drawn on the log axis: 2 points of 2 runs"), std::string::npos) << gp;
+}
+
 TEST(Gradnorm, DistanceScriptNamesItsFilesAndUsesALogAxis) {
   const std::vector<report::DistanceCurve> curves{
       report::distance_curve(sample_run("rnn"), std::nullopt),

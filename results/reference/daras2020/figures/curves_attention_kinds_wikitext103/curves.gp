@@ -25,6 +25,7 @@ do for [i = 1:60] {
 }
 set linetype cycle 60
 set xlabel 'updates'
+set xtics 100
 set multiplot title 'Learning curves of the attention_kinds_wikitext103 runs (small)'
 set origin 0.0000, 0.7716
 set size 0.4300, 0.1929

@@ -25,6 +25,7 @@ do for [i = 1:60] {
 }
 set linetype cycle 60
 set xlabel 'updates'
+set xtics 100
 set multiplot title 'Learning curves of the fuzzy_recall runs (small)'
 set origin 0.0000, 0.8709
 set size 0.4300, 0.1089
