@@ -477,6 +477,17 @@ int print_estimate(const Spec& spec, const std::vector<Run>& runs, const Estimat
                join_ids(missing_configs), threads_word(opts.threads),
                fmt::format("{}", fmt::join(looked_in, ", ")), spec.path,
                slurm ? fmt::format(" --threads {}", opts.threads) : std::string());
+    // Finished runs that miss by one cost key: say which, so that a changed default (or a
+    // key added since) does not look like "never measured".
+    std::set<std::string> near;
+    for (const Group& g : groups)
+      if (g.error.empty() &&
+          std::find(missing_configs.begin(), missing_configs.end(), g.label) != missing_configs.end())
+        for (const auto& k : sweep::near_miss_keys(g.plan.cost_key, ms)) near.insert(k);
+    if (!near.empty())
+      fmt::print("  Finished runs differ from some of these configs in one cost key only ({}), so they do "
+                 "not stand for them: a measurement counts only where every cost key is equal.\n",
+                 fmt::join(near, ", "));
   }
   return core::kExitOk;
 }

@@ -102,6 +102,39 @@ std::string cost_key(const FlatConfig& cfg) {
   return out;
 }
 
+std::set<std::string> near_miss_keys(const std::string& key, const std::vector<Measurement>& ms) {
+  // "k=v" lines -> {k: v}
+  const auto parse = [](const std::string& text) {
+    std::map<std::string, std::string> out;
+    size_t at = 0;
+    while (at < text.size()) {
+      size_t end = text.find('\n', at);
+      if (end == std::string::npos) end = text.size();
+      const std::string line = text.substr(at, end - at);
+      const size_t eq = line.find('=');
+      if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
+      at = end + 1;
+    }
+    return out;
+  };
+  const auto want = parse(key);
+  std::set<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& m : ms) {
+    if (m.cost_key == key || !seen.insert(m.cost_key).second) continue;
+    const auto have = parse(m.cost_key);
+    std::vector<std::string> differ;
+    for (const auto& [k, v] : want) {
+      const auto it = have.find(k);
+      if (it == have.end() || it->second != v) differ.push_back(k);
+    }
+    for (const auto& [k, v] : have)
+      if (!want.count(k)) differ.push_back(k);
+    if (differ.size() == 1) out.insert(differ.front());
+  }
+  return out;
+}
+
 int64_t validations(int64_t updates, int64_t eval_every) {
   if (updates <= 0) return 0;
   if (eval_every <= 0) return 1;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,12 @@ struct Measurement {
   double cpu_share = 1;
   bool share_known = false;
 };
+
+// The keys in which `key` differs from a measurement that differs from it in one cost key
+// only (a value changed, or a key present on one side), over every such measurement;
+// empty when none does. It names why a config has no estimate when finished runs of
+// nearly the same config exist, e.g. runs made before a default (train.gemm) changed.
+std::set<std::string> near_miss_keys(const std::string& key, const std::vector<Measurement>& ms);
 
 // The finished runs listed in `runs_csv` (status finished, target_reached or
 // early_stopped) whose run directory (beside runs.csv) still has config.yaml and

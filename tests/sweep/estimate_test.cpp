@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include "core/fs.hpp"
@@ -108,6 +109,27 @@ TEST(Estimate, TheMatchingRuleIgnoresOnlyKeysThatDoNotChangeTheCostOfAnUpdate) {
            {"train.batch", "20"}, {"train.eval_batches", "5"}, {"train.bptt", "10"},
            {"model.attention", "local:2"}})
     EXPECT_NE(sweep::cost_key(with(k, v)), base) << k;
+}
+
+TEST(Estimate, ARunThatMissesByOneCostKeyIsNamedByThatKey) {
+  const std::string want = sweep::cost_key(with("train.gemm", "auto"));
+  const auto measured = [](const std::string& key) {
+    sweep::Measurement m;
+    m.cost_key = key;
+    return m;
+  };
+  // One run made with the old default (train.gemm onednn), one at another T and batch
+  // (two keys: not a near miss), one with the same cost key (a match, not a miss).
+  const std::vector<sweep::Measurement> ms{measured(sweep::cost_key(with("train.gemm", "onednn"))),
+                                           measured(sweep::cost_key(with("train.batch", "20")) + "task.T=7\n"),
+                                           measured(want)};
+  EXPECT_EQ(sweep::near_miss_keys(want, ms), (std::set<std::string>{"train.gemm"}));
+  // A key one side lacks (a key added since the run) is a near miss too.
+  std::string without = want;
+  const size_t at = without.find("train.gemm=");
+  without.erase(at, without.find('\n', at) + 1 - at);
+  EXPECT_EQ(sweep::near_miss_keys(want, {measured(without)}), (std::set<std::string>{"train.gemm"}));
+  EXPECT_TRUE(sweep::near_miss_keys(want, {measured(want)}).empty());
 }
 
 TEST(Estimate, MeasurementsWithTheMostThreadsUpToTheRunsThenTheBestRankStandForIt) {
