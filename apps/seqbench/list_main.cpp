@@ -218,7 +218,10 @@ void add_estimates(std::vector<Preset>& presets, const std::vector<std::string>&
           e.seconds ? fmt::format("{}{} ({} run{})", e.may_stop_early ? "at most " : "",
                                   sweep::format_duration(*e.seconds), e.measured_runs,
                                   e.measured_runs == 1 ? "" : "s")
-                    : e.resolves ? "not measured yet"
+                    : e.resolves ? (e.near_miss.empty()
+                                        ? std::string("not measured yet")
+                                        : fmt::format("not measured yet (finished runs differ in {})",
+                                                      fmt::join(e.near_miss, ", ")))
                                  : "does not resolve: " + e.why_not;
     }
   }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,7 @@ struct ConfigEstimate {
   int measured_runs = 0;
   bool resolves = true;  // false: the config itself failed (why_not is its error)
   std::string why_not;
+  std::set<std::string> near_miss;  // not measured: the one cost key finished runs differ in
 };
 std::vector<ConfigEstimate> estimate_configs(const sweep::Spec& spec, const std::vector<sweep::Run>& runs,
                                              int64_t threads, const std::vector<std::string>& search);

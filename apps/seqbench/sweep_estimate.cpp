@@ -313,6 +313,7 @@ std::vector<ConfigEstimate> estimate_configs(const Spec& spec, const std::vector
         e.measured_runs = int(r.used.size());
       } else {
         e.why_not = fmt::format("no finished run of this config under {}", fmt::join(search, ", "));
+        e.near_miss = sweep::near_miss_keys(g.plan.cost_key, all);
       }
     }
     for (size_t i : g.runs) out[i] = e;
