@@ -307,12 +307,7 @@ bool try_xsmm(GemmImpl impl, Trans ta, Trans tb, int64_t m, int64_t n, int64_t k
   if (tb != Trans::N || alpha != 1.0f || (beta != 0.0f && beta != 1.0f)) return false;
   constexpr int64_t kMaxInt = std::numeric_limits<libxsmm_blasint>::max();
   if (std::max({m, n, k, lda, ldb, ldc}) > kMaxInt) return false;
-  if (impl == GemmImpl::Auto) {
-    if (!auto_class(ta, tb, m, n, k, alpha, beta)) return false;
-    // A product oneDNN would split across threads stays there: libxsmm runs on the
-    // calling thread only.
-    if (!omp_in_parallel() && omp_get_max_threads() > 1 && m * n * k >= kSerialBelow) return false;
-  }
+  if (impl == GemmImpl::Auto && !auto_uses_xsmm(ta, tb, m, n, k, alpha, beta)) return false;
   const libxsmm_smmfunction fn = xsmm_kernel({m, n, k, lda, ldb, ldc, ta == Trans::T, beta == 0.0f});
   if (!fn) return false;
   fn(b, a, c);
@@ -395,6 +390,8 @@ const char* gemm_impl_name(GemmImpl impl) {
 }
 
 bool auto_uses_xsmm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, float beta) {
+  // A product oneDNN would split across threads stays there: libxsmm runs on the calling
+  // thread only.
   return auto_class(ta, tb, m, n, k, alpha, beta) &&
          (omp_in_parallel() || omp_get_max_threads() == 1 || m * n * k < kSerialBelow);
 }

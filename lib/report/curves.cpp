@@ -95,7 +95,7 @@ std::vector<CurveGroup> experiment_curve_groups(const std::string& exp_dir) {
   std::vector<std::string> labels;
   for (const auto& g : out) labels.push_back(g.label);
   for (const auto& [label, members] : by_label) {
-    if (members.size() < 2 || configs.empty()) continue;
+    if (members.size() < 2) continue;
     std::vector<const std::map<std::string, std::string>*> same;
     for (size_t i : members) same.push_back(cfgs[i]);
     const std::vector<std::string> tags = differing_config_tags(same);

@@ -103,18 +103,12 @@ std::string cost_key(const FlatConfig& cfg) {
 }
 
 std::set<std::string> near_miss_keys(const std::string& key, const std::vector<Measurement>& ms) {
-  // "k=v" lines -> {k: v}
+  // cost_key's "k=v" lines -> {k: v}
   const auto parse = [](const std::string& text) {
     std::map<std::string, std::string> out;
-    size_t at = 0;
-    while (at < text.size()) {
-      size_t end = text.find('\n', at);
-      if (end == std::string::npos) end = text.size();
-      const std::string line = text.substr(at, end - at);
-      const size_t eq = line.find('=');
-      if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-      at = end + 1;
-    }
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (const size_t eq = line.find('='); eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
     return out;
   };
   const auto want = parse(key);
