@@ -6,6 +6,7 @@
 #include "backend/gemm.hpp"
 #include "core/buffer.hpp"
 #include "core/check.hpp"
+#include "nn/additive_energy.hpp"
 #include "nn/fast_math.hpp"
 #include "nn/parallel.hpp"
 
@@ -172,9 +173,7 @@ void AttentiveRecurrent<T>::attend_forward(int64_t t, int64_t r0, int64_t r1) {
     T emax = T(0);
     for (int64_t k = 0; k < K; ++k) {
       const T* hu = hu_.data() + (idx[k] * b + r) * H;
-      T e = T(0);
-#pragma omp simd reduction(+ : e)
-      for (int64_t j = 0; j < H; ++j) e += v[j] * fast_tanh(qr[j] + hu[j]);
+      const T e = additive_energy(H, v, qr, hu);
       alpha[k] = e;
       emax = k == 0 ? e : std::max(emax, e);
     }
@@ -313,14 +312,7 @@ void AttentiveRecurrent<T>::attend_backward(int64_t t, int64_t r0, int64_t r1, c
       const T de = alpha[k] * (dalpha[k] - dot);  // softmax backward
       const T* hu = hu_.data() + (idx[k] * b + r) * H;
       T* dhu = dhu_.data() + (idx[k] * b + r) * H;
-#pragma omp simd
-      for (int64_t j = 0; j < H; ++j) {
-        const T uj = fast_tanh(qr[j] + hu[j]);
-        dv[j] += de * uj;
-        const T dpre = de * v[j] * (T(1) - uj * uj);
-        dqr[j] += dpre;
-        dhu[j] += dpre;
-      }
+      additive_energy_backward(H, de, v, qr, hu, dv, dqr, dhu);
     }
   }
   // dL/ds_{t-1} through the query = dq v_aᵀ (into dsq_).
