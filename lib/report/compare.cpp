@@ -91,21 +91,30 @@ std::string config_signature(const std::map<std::string, std::string>& cfg, cons
   return sig;
 }
 
-std::vector<std::string> differing_config_tags(const std::vector<const std::map<std::string, std::string>*>& cfgs) {
+namespace {
+std::string config_value(const std::map<std::string, std::string>& cfg, const std::string& k) {
+  const auto v = cfg.find(k);
+  return v == cfg.end() ? std::string("(unset)") : v->second;
+}
+}  // namespace
+
+std::vector<std::string> differing_config_keys(const std::vector<const std::map<std::string, std::string>*>& cfgs) {
   std::set<std::string> keys;
   for (const auto* cfg : cfgs)
     for (const auto& kv : *cfg) keys.insert(kv.first);
-  const auto value = [](const std::map<std::string, std::string>& cfg, const std::string& k) {
-    const auto v = cfg.find(k);
-    return v == cfg.end() ? std::string("(unset)") : v->second;
-  };
   std::vector<std::string> differing;
   for (const auto& k : keys) {
     if (ignored_config_key(k)) continue;
     std::set<std::string> values;
-    for (const auto* cfg : cfgs) values.insert(value(*cfg, k));
+    for (const auto* cfg : cfgs) values.insert(config_value(*cfg, k));
     if (values.size() > 1) differing.push_back(k);
   }
+  return differing;
+}
+
+std::vector<std::string> differing_config_tags(const std::vector<const std::map<std::string, std::string>*>& cfgs) {
+  const auto& value = config_value;
+  const std::vector<std::string> differing = differing_config_keys(cfgs);
   std::vector<std::string> tags;
   for (const auto* cfg : cfgs) {
     std::string tag;

@@ -43,8 +43,11 @@ bool ignored_config_key(const std::string& key);
 // tunes over, if given), one "key=value" line each: runs with equal signatures are seeds
 // of one setting.
 std::string config_signature(const std::map<std::string, std::string>& cfg, const std::string& also_ignored = "");
-// For configs that share a name: per config, "key=value, ..." over the keys whose values
-// differ among them (the keys config_signature ignores aside), in the order given.
+// The keys whose values differ among the configs (a key one config lacks counts as
+// "(unset)" there), the keys config_signature ignores aside, sorted.
+std::vector<std::string> differing_config_keys(const std::vector<const std::map<std::string, std::string>*>& cfgs);
+// For configs that share a name: per config, "key=value, ..." over differing_config_keys,
+// in the order given.
 std::vector<std::string> differing_config_tags(const std::vector<const std::map<std::string, std::string>*>& cfgs);
 
 // The numeric columns of a row, in table order.

@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <set>
 #include <tuple>
 
 #include "core/check.hpp"
@@ -41,7 +44,188 @@ bool wants_log(const std::vector<BandPoint>& a, const std::vector<BandPoint>& b)
   return hi > 10 * lo;
 }
 
+// At most about `most` labelled updates per panel (1, 2 or 5 times a power of ten apart):
+// gnuplot's own choice crowds "9000 10000" into each other in a narrow panel.
+std::string update_tics(const std::vector<CurveGroup>& groups, int most) {
+  double last = 0;
+  for (const auto& g : groups)
+    for (const auto& run : g.seeds)
+      for (const Samples* s : {&run.train_loss, &run.valid_loss})
+        for (const auto& p : *s) last = std::max(last, p.first);
+  if (!(last > 0)) return "";
+  double step = std::pow(10.0, std::floor(std::log10(last / most)));
+  for (const double m : {1.0, 2.0, 5.0, 10.0})
+    if (last / (step * m) <= most) {
+      step *= m;
+      break;
+    }
+  return fmt::format("set xtics {}\n", step);
+}
+
+// Above this many configs a sweep's curves take the compact form (curves.hpp).
+constexpr size_t kRowsPerConfigMax = 12;
+
+// The keys that split the groups sharing a run label, per label.
+std::map<std::string, std::vector<std::string>> split_keys(const std::vector<CurveGroup>& groups) {
+  std::map<std::string, std::vector<const std::map<std::string, std::string>*>> by_base;
+  for (const auto& g : groups) by_base[g.base].push_back(&g.config);
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& [base, cfgs] : by_base) out[base] = differing_config_keys(cfgs);
+  return out;
+}
+
+// The compact form's line key: the learning rate where it varies, else the key with the
+// most values; none when the groups are few or no key splits them.
+std::optional<std::string> line_key(const std::vector<CurveGroup>& groups) {
+  if (groups.size() <= kRowsPerConfigMax) return std::nullopt;
+  std::map<std::string, std::set<std::string>> values;
+  for (const auto& [base, keys] : split_keys(groups))
+    for (const auto& k : keys)
+      for (const auto& g : groups)
+        if (g.base == base) values[k].insert(g.config.count(k) ? g.config.at(k) : "(unset)");
+  if (values.empty()) return std::nullopt;
+  if (values.count("optim.lr")) return std::string("optim.lr");
+  std::string best;
+  size_t most = 0;
+  for (const auto& [k, v] : values)
+    if (v.size() > most) best = k, most = v.size();
+  return best;
+}
+
+// Numbers in numeric order, then the rest as text.
+bool value_less(const std::string& a, const std::string& b) {
+  const double x = value_of(a), y = value_of(b);
+  if (std::isnan(x) != std::isnan(y)) return !std::isnan(x);
+  return std::isnan(x) ? a < b : x < y;
+}
+
+// Text order, but runs of digits compared as numbers ("width=64" before "width=128").
+bool natural_less(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      size_t i1 = i, j1 = j;
+      while (i1 < a.size() && std::isdigit(static_cast<unsigned char>(a[i1]))) ++i1;
+      while (j1 < b.size() && std::isdigit(static_cast<unsigned char>(b[j1]))) ++j1;
+      const std::string x = a.substr(i, i1 - i), y = b.substr(j, j1 - j);
+      if (x.size() != y.size()) return x.size() < y.size();  // no leading zeros in these keys
+      if (x != y) return x < y;
+      i = i1, j = j1;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i, ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+// The validation curve of the task's metric where the runs validated, else training's.
+std::vector<BandPoint> metric_band(const CurveGroup& g, bool& validation) {
+  std::vector<Samples> valid, train;
+  for (const auto& s : g.seeds) {
+    valid.push_back(s.valid_metric);
+    train.push_back(s.train_metric);
+  }
+  std::vector<BandPoint> v = mean_band(valid);
+  validation = !v.empty();
+  return validation ? v : mean_band(train);
+}
+
+// The compact form: a panel of the metric per setting of the keys other than `key`, a
+// line per value of `key`, one key for the figure.
+DrawnFigure draw_curves_by(const std::string& dir, const std::string& title,
+                           const std::vector<CurveGroup>& groups, const std::string& key,
+                           const std::string& gnuplot) {
+  const auto keys = split_keys(groups);
+  std::vector<std::string> lines;  // the values of `key`, in order
+  std::vector<std::string> panel_names;
+  std::map<std::string, std::vector<const CurveGroup*>> panel_groups;
+  for (const auto& g : groups) {
+    const auto v = g.config.find(key);
+    const std::string value = v == g.config.end() ? "(unset)" : v->second;
+    if (std::find(lines.begin(), lines.end(), value) == lines.end()) lines.push_back(value);
+    std::string tags;
+    for (const auto& k : keys.at(g.base))
+      if (k != key)
+        tags += fmt::format("{}{}={}", tags.empty() ? "" : ", ", k,
+                            g.config.count(k) ? g.config.at(k) : "(unset)");
+    const std::string name = tags.empty() ? g.base : g.base + " [" + tags + "]";
+    if (!panel_groups.count(name)) panel_names.push_back(name);
+    panel_groups[name].push_back(&g);
+  }
+  std::sort(lines.begin(), lines.end(), value_less);
+  std::stable_sort(panel_names.begin(), panel_names.end(), natural_less);
+  Panels panels;
+  panels.cols = 3;
+  panels.rows = int((panel_names.size() + 2) / 3);
+  GnuplotFigure fig;
+  fig.stem = "curves";
+  fig.written_by = "seqbench report curves";
+  fig.width = 1500;
+  fig.height = 90 + 300 * panels.rows;
+  panels.title = 60.0 / fig.height;
+  panels.key = 0.14;
+  fig.settings = "set xlabel 'updates'\n" + update_tics(groups, 4);
+  std::string dat, metric;
+  bool fraction = true;  // an accuracy between 0 and 1 in every run
+  for (const auto& g : groups)
+    for (const auto& run : g.seeds) {
+      fraction &= run.metric == "acc" || run.metric == "accuracy";
+      for (const Samples* m : {&run.train_metric, &run.valid_metric})
+        for (const auto& p : *m) fraction &= !(p.second < 0 || p.second > 1);
+    }
+  int index = 0, k = 0;
+  fig.plot = panels.begin(fmt::format("{}: one line per {}", title, key));
+  for (const auto& name : panel_names) {
+    std::string clauses;
+    for (const CurveGroup* g : panel_groups.at(name)) {
+      bool validation = true;
+      const std::vector<BandPoint> pts = metric_band(*g, validation);
+      metric = g->seeds.front().metric;
+      if (pts.empty()) continue;
+      const auto v = g->config.find(key);
+      const std::string value = v == g->config.end() ? "(unset)" : v->second;
+      const int series = int(std::find(lines.begin(), lines.end(), value) - lines.begin());
+      dat += band_block(fmt::format("{}, {}={}", name, key, value), pts);
+      clauses += (clauses.empty() ? "" : ", ") + band_plot("curves.dat", index++, series, "", pts);
+    }
+    fig.plot += panels.panel(k++);
+    fig.plot += fmt::format("set title {}{}\nset ylabel {}\nunset logscale y\nset format y '%g'\n", gp_quote(name),
+                            name.size() > 48 ? " font ',8'" : "", gp_quote(metric));
+    // Accuracies (fractions) on one scale, so that a flat line near chance does not fill
+    // a panel.
+    fig.plot += fraction ? "set yrange [0:1]\n" : "set yrange [*:*]\n";
+    fig.plot += "plot " + (clauses.empty() ? std::string("NaN notitle") : clauses) + "\n";
+  }
+  // The key names the key's last part ("lr" for optim.lr); the title names it in full.
+  const std::string shown = key.substr(key.rfind('.') + 1);
+  std::string entries;
+  for (size_t i = 0; i < lines.size(); ++i)
+    entries += fmt::format("{}NaN with linespoints {} title {}", i ? ", " : "", series_style(int(i)),
+                           gp_quote(shown + " = " + lines[i]));
+  fig.plot += panels.end(entries);
+  return draw_figure(dir, fig, dat, gnuplot);
+}
+
 }  // namespace
+
+std::string curves_caption(const std::vector<CurveGroup>& groups) {
+  if (const auto key = line_key(groups)) {
+    std::set<std::string> captions;
+    bool validation = true, any_train = false;
+    for (const auto& g : groups) {
+      const std::vector<BandPoint> pts = metric_band(g, validation);
+      any_train |= !validation;
+      if (!pts.empty()) captions.insert(band_caption(pts));
+    }
+    std::string bands;
+    for (const auto& c : captions) bands += (bands.empty() ? "" : "; ") + c;
+    return fmt::format("one panel per setting, one line per {}: {} {} against updates ({})", *key,
+                       any_train ? "the validation (else training)" : "the validation",
+                       groups.front().seeds.front().metric, bands);
+  }
+  return "one row per config: loss and metric against updates, train and validation";
+}
 
 RunCurves load_run_curves(const std::string& run_dir) {
   const std::string path = run_dir + "/metrics.csv";
@@ -80,11 +264,13 @@ std::vector<CurveGroup> experiment_curve_groups(const std::string& exp_dir) {
     first_row.try_emplace(key, r);
     CurveGroup& g = by_config[key];
     g.label = label;
+    g.base = label;
     g.seeds.push_back(load_run_curves(run));
   }
   std::vector<CurveGroup> out;
   std::vector<const std::map<std::string, std::string>*> cfgs;  // each group's config
   for (auto& [key, g] : by_config) {
+    g.config = configs[first_row.at(key)];
     out.push_back(std::move(g));
     cfgs.push_back(&configs[first_row.at(key)]);
   }
@@ -110,6 +296,7 @@ std::vector<CurveGroup> experiment_curve_groups(const std::string& exp_dir) {
 DrawnFigure draw_curves(const std::string& dir, const std::string& title,
                         const std::vector<CurveGroup>& groups, const std::string& gnuplot) {
   if (groups.empty()) throw core::Error(fmt::format("{}: no runs with a metrics.csv to draw", dir));
+  if (const auto key = line_key(groups)) return draw_curves_by(dir, title, groups, *key, gnuplot);
   Panels panels;
   panels.rows = int(groups.size());
   panels.cols = 2;
@@ -120,23 +307,7 @@ DrawnFigure draw_curves(const std::string& dir, const std::string& title,
   fig.height = 90 + 320 * panels.rows;
   panels.title = 60.0 / fig.height;
   panels.key = 0.14;
-  fig.settings = "set xlabel 'updates'\n";
-  // At most about six labelled updates per panel (1, 2 or 5 times a power of ten apart):
-  // gnuplot's own choice crowds "9000 10000" into each other in a half-width panel.
-  double last = 0;
-  for (const auto& g : groups)
-    for (const auto& run : g.seeds)
-      for (const Samples* s : {&run.train_loss, &run.valid_loss})
-        for (const auto& p : *s) last = std::max(last, p.first);
-  if (last > 0) {
-    double step = std::pow(10.0, std::floor(std::log10(last / 6)));
-    for (const double m : {1.0, 2.0, 5.0, 10.0})
-      if (last / (step * m) <= 6) {
-        step *= m;
-        break;
-      }
-    fig.settings += fmt::format("set xtics {}\n", step);
-  }
+  fig.settings = "set xlabel 'updates'\n" + update_tics(groups, 6);
   std::string dat;
   int index = 0, k = 0;
   fig.plot = panels.begin(title);
@@ -157,9 +328,10 @@ DrawnFigure draw_curves(const std::string& dir, const std::string& title,
         clauses += (clauses.empty() ? "" : ", ") + band_plot("curves.dat", index++, series, "", *points);
       }
       fig.plot += panels.panel(k++);
-      fig.plot += fmt::format("set title {}\nset ylabel {}\n", gp_quote(fmt::format("{}: {} ({})", g.label, what,
-                                                                                   band_caption(t.empty() ? v : t))),
-                              gp_quote(what));
+      const std::string panel_title = fmt::format("{}: {} ({})", g.label, what, band_caption(t.empty() ? v : t));
+      // A long title (a label with its sweep keys) in a smaller font rather than past the panel.
+      fig.plot += fmt::format("set title {}{}\nset ylabel {}\n", gp_quote(panel_title),
+                              panel_title.size() > 64 ? " font ',8'" : "", gp_quote(what));
       fig.plot += wants_log(t, v) ? log_axis("y") : "unset logscale y\nset format y '%g'\n";
       fig.plot += "plot " + (clauses.empty() ? std::string("NaN notitle") : clauses) + "\n";
     }
@@ -176,7 +348,8 @@ std::vector<CurveTarget> curve_targets(const std::string& path) {
   if (core::file_exists(path + "/metrics.csv")) {
     RunCurves run = load_run_curves(path);
     const std::string title = fmt::format("{} ({})", run.label, fs::path(path).lexically_normal().filename().string());
-    return {{path, title, {{run.label, {std::move(run)}}}}};
+    const std::string label = run.label;
+    return {{path, title, {{label, {std::move(run)}, "", {}}}}};
   }
   std::vector<std::string> exp_dirs;
   if (core::file_exists(path + "/runs.csv")) {

@@ -4,10 +4,14 @@
 //   a run:   RUN/curves.{dat,gp,png,svg}, a loss panel and a metric panel;
 //   a sweep: for each experiment directory (the one holding runs.csv), EXP/curves.*,
 //            one row of those two panels per config (runs equal but for the seed), the
-//            seeds drawn as mean ± band (bands.hpp).
+//            seeds drawn as mean ± band (bands.hpp); a sweep of more than 12 configs whose
+//            configs differ in a key (the learning rate first, else the key with the most
+//            values) instead gets one panel of the metric per setting of the other keys,
+//            one line per value of that key (a 72-config grid would be 72 rows).
 // Every figure goes through the shared gnuplot writer in the house style (gnuplot.hpp).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,8 +32,10 @@ RunCurves load_run_curves(const std::string& run_dir);
 
 // Runs equal but for the seed, under one name.
 struct CurveGroup {
-  std::string label;
+  std::string label;  // unique among the groups: the run label, with the differing keys
   std::vector<RunCurves> seeds;
+  std::string base;                           // the run label alone ("" outside a sweep)
+  std::map<std::string, std::string> config;  // its runs' config (run_configs.hpp)
 };
 
 // The groups of an experiment directory: its runs.csv's rows whose directory holds a
@@ -37,9 +43,12 @@ struct CurveGroup {
 std::vector<CurveGroup> experiment_curve_groups(const std::string& exp_dir);
 
 // Writes DIR/curves.{dat,gp} and draws curves.png and .svg: one row of panels (loss,
-// metric) per group. `title` heads the figure. A script gnuplot rejects throws.
+// metric) per group, or, for more than 12 groups that a key splits, the compact form (see
+// the top). `title` heads the figure. A script gnuplot rejects throws.
 DrawnFigure draw_curves(const std::string& dir, const std::string& title,
                         const std::vector<CurveGroup>& groups, const std::string& gnuplot = "gnuplot");
+// What draw_curves draws for these groups, in a sentence for a caption.
+std::string curves_caption(const std::vector<CurveGroup>& groups);
 
 // What a path on the command line stands for: a run (it holds metrics.csv), an experiment
 // directory (it holds runs.csv), or a sweep directory (its subdirectories hold runs.csv).

@@ -712,7 +712,7 @@ std::vector<PaperFigure> table_curve_figures(const PaperTable& table, const Pape
       if (d.status.drawn()) {
         fig.pngs.push_back(d.files.png);
         fig.svgs.push_back(d.files.svg);
-        fig.note = "one row per config: loss and metric against updates, train and validation";
+        fig.note = curves_caption(groups);
       } else {
         fig.status = fmt::format("not drawn: {}; data and script in {}", d.status.message, dir);
       }

@@ -108,12 +108,56 @@ RunCurves fake_run(const std::string& label, double scale) {
   return c;
 }
 
+// A sweep over a learning-rate grid (2 models x 2 widths x 4 rates = 16 configs, more
+// than the 12 rows the per-config form allows) draws one panel of the metric per model
+// and width, one line per rate, in one key, on a shared accuracy scale.
+TEST(FigureStyle, ALearningRateGridDrawsOnePanelPerSettingAndALinePerRate) {
+  need_gnuplot();
+  TempDir dir;
+  std::vector<CurveGroup> groups;
+  for (const std::string model : {"full", "linear_attention"})
+    for (const std::string width : {"64", "128"})
+      for (const std::string lr : {"0.0001", "0.000464", "0.00215", "0.01"}) {
+        CurveGroup g;
+        g.base = model;
+        g.label = model + " [optim.lr=" + lr + ", width=" + width + "]";
+        g.config = {{"model.name", model}, {"width", width}, {"optim.lr", lr}, {"seed", "1"}};
+        g.seeds = {fake_run(model, 1), fake_run(model, 1.1), fake_run(model, 0.9)};
+        groups.push_back(std::move(g));
+      }
+  EXPECT_EQ(curves_caption(groups),
+            "one panel per setting, one line per optim.lr: the validation accuracy against updates "
+            "(mean ± sd over 3 seeds)");
+  const DrawnFigure d = draw_curves(dir / "curves", "Learning curves", groups);
+  ASSERT_TRUE(d.status.drawn()) << d.status.message;
+  svgtest::expect_literal_and_distinct(
+      d.files.svg, {"lr = 0.0001", "lr = 0.000464", "lr = 0.00215", "lr = 0.01", "full [width=64]",
+                    "full [width=128]", "linear_attention [width=64]", "linear_attention [width=128]"});
+  const std::string gp = core::read_file(d.files.script);
+  const auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = gp.find(what); at != std::string::npos; at = gp.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("unset key"), 8u) << "four panels, drawn for the PNG and the SVG";
+  EXPECT_EQ(count("set yrange [0:1]\nplot "), 8u) << gp;
+  EXPECT_NE(gp.find("one line per optim.lr"), std::string::npos);
+  // Rates in numeric order.
+  EXPECT_LT(gp.find("lr = 0.0001'"), gp.find("lr = 0.000464'"));
+  EXPECT_LT(gp.find("lr = 0.00215'"), gp.find("lr = 0.01'"));
+  // Panels in natural order: width 64 before 128.
+  EXPECT_LT(gp.find("'full [width=64]'"), gp.find("'full [width=128]'"));
+  // Twelve configs or fewer keep a row per config.
+  groups.resize(12);
+  EXPECT_EQ(curves_caption(groups), "one row per config: loss and metric against updates, train and validation");
+}
+
 TEST(FigureStyle, LearningCurvesHaveOnePanelRowPerConfigAndOneKey) {
   need_gnuplot();
   TempDir dir;
   const std::vector<CurveGroup> groups{
-      {"rel_lstm", {fake_run("rel_lstm", 1), fake_run("rel_lstm", 1.2), fake_run("rel_lstm", 0.9)}},
-      {"mem_rnn", {fake_run("mem_rnn", 1)}}};
+      {"rel_lstm", {fake_run("rel_lstm", 1), fake_run("rel_lstm", 1.2), fake_run("rel_lstm", 0.9)}, "rel_lstm", {}},
+      {"mem_rnn", {fake_run("mem_rnn", 1)}, "mem_rnn", {}}};
   const DrawnFigure d = draw_curves(dir / "curves", "Learning curves", groups);
   ASSERT_TRUE(d.status.drawn()) << d.status.message;
   svgtest::expect_literal_and_distinct(d.files.svg, {"train", "validation", "rel_lstm: loss (mean ± sd over 3 seeds)",
