@@ -14,8 +14,11 @@ namespace seqbench::nn {
 using backend::Trans;
 
 namespace {
-// Rows per block of the fused step by ISA (docs/performance.md, "The LSTM step in row
-// blocks"); 0 = unfused.
+// Rows per block of the fused step unless SEQBENCH_LSTM_ROWS says otherwise: 0 (unfused)
+// on every ISA. Measured (docs/performance.md, "11. The LSTM step in row blocks"): blocks
+// of 12 rows were even with the unfused step on AVX-512 (0.98-1.01x at H = 128, 1.06x at
+// H = 256) and slower on AVX2 (1.03-1.04x, 1.42x at H = 256); 4, 8 and 16 rows were
+// slower on both.
 int64_t default_fused_rows() {
   if (const char* v = std::getenv("SEQBENCH_LSTM_ROWS")) {
     char* end = nullptr;
