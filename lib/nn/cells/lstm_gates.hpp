@@ -10,13 +10,13 @@
 namespace seqbench::nn {
 
 // The fused LSTM step (LstmCell, MomentumLstmCell; docs/performance.md, "11. The LSTM
-// step in row blocks"): with R > 0 rows per block, step_forward runs the recurrent product of R
-// rows (backend::gemm_small: libxsmm's cached kernel, W_h read in place) and at once the
-// gate math on those rows while they are in L1, block after block; step_backward runs the
-// gate backward of R rows and at once their dA w_hᵀ. 0: the unfused step (one GEMM for
-// all rows of the thread's slice, then the gate loop). The default, from measurement, is
-// 0 on every ISA (lstm.cpp: it was nowhere faster); SEQBENCH_LSTM_ROWS=<R> in the
-// environment sets it at start-up, for measuring.
+// step in row blocks"): with R > 0 rows per block, step_forward runs the recurrent
+// product of R rows (backend::gemm_small: libxsmm's cached kernel, W_h read in place) and
+// at once the gate math on those rows while they are in L1, block after block;
+// step_backward runs the gate backward of R rows and at once their dA w_hᵀ. 0: the
+// unfused step (one GEMM for all rows of the thread's slice, then the gate loop). The
+// default, from measurement, is 0 on every ISA (lstm.cpp: even on AVX-512, slower on
+// AVX2); SEQBENCH_LSTM_ROWS=<R> in the environment sets it at start-up, for measuring.
 int64_t lstm_fused_rows();
 // rows >= 0 sets it for the process (0 = unfused); -1 restores the default. Not meant to be
 // changed while a step runs.
