@@ -208,7 +208,8 @@ void maybe_serial(int64_t m, int64_t n, int64_t k, F&& f) {
 constexpr int64_t kXsmmMaxSmall = 12;  // the small dimension: k of A^T B, m of A B
 constexpr int64_t kXsmmMaxOther = 512;
 
-// Whether libxsmm generates AVX-512 code here (LIBXSMM_TARGET lowers it).
+}  // namespace
+
 bool xsmm_avx512() {
   static const bool yes = [] {
     libxsmm_init();
@@ -216,6 +217,8 @@ bool xsmm_avx512() {
   }();
   return yes;
 }
+
+namespace {
 
 // The product shapes Auto sends to libxsmm (forms and sizes; the thread rule aside).
 bool auto_class(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, float beta) {
@@ -298,21 +301,28 @@ libxsmm_smmfunction xsmm_kernel(const XsmmKey& key) {
   return fn;
 }
 
+// Runs the product on libxsmm's cached kernel where it has one (true); false leaves it to
+// the caller.
+bool run_xsmm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+              int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  if (tb != Trans::N || alpha != 1.0f || (beta != 0.0f && beta != 1.0f)) return false;
+  constexpr int64_t kMaxInt = std::numeric_limits<libxsmm_blasint>::max();
+  if (std::max({m, n, k, lda, ldb, ldc}) > kMaxInt) return false;
+  const libxsmm_smmfunction fn = xsmm_kernel({m, n, k, lda, ldb, ldc, ta == Trans::T, beta == 0.0f});
+  if (!fn) return false;
+  fn(b, a, c);
+  ++t_xsmm.calls;
+  return true;
+}
+
 // Runs the product on libxsmm and returns true where `impl` sends it there and libxsmm has
 // a kernel for it; false leaves it to the caller (oneDNN).
 bool try_xsmm(GemmImpl impl, Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha,
               const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
               int64_t ldc) {
   if (impl != GemmImpl::Auto && impl != GemmImpl::Xsmm) return false;
-  if (tb != Trans::N || alpha != 1.0f || (beta != 0.0f && beta != 1.0f)) return false;
-  constexpr int64_t kMaxInt = std::numeric_limits<libxsmm_blasint>::max();
-  if (std::max({m, n, k, lda, ldb, ldc}) > kMaxInt) return false;
   if (impl == GemmImpl::Auto && !auto_uses_xsmm(ta, tb, m, n, k, alpha, beta)) return false;
-  const libxsmm_smmfunction fn = xsmm_kernel({m, n, k, lda, ldb, ldc, ta == Trans::T, beta == 0.0f});
-  if (!fn) return false;
-  fn(b, a, c);
-  ++t_xsmm.calls;
-  return true;
+  return run_xsmm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 }  // namespace
@@ -364,6 +374,25 @@ template void gemm<float>(Trans, Trans, int64_t, int64_t, int64_t, float, const 
                           const float*, int64_t, float, float*, int64_t);
 template void gemm<double>(Trans, Trans, int64_t, int64_t, int64_t, double, const double*, int64_t,
                            const double*, int64_t, double, double*, int64_t);
+
+template <class T>
+void gemm_small(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+                int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  if constexpr (std::is_same_v<T, float>) {
+    const GemmImpl impl = g_impl.load(std::memory_order_relaxed);
+    // A call with sizes or strides gemm would refuse falls through to gemm, which says so.
+    if ((impl == GemmImpl::Auto || impl == GemmImpl::Xsmm) && m > 0 && n > 0 && k > 0 &&
+        lda >= (ta == Trans::N ? k : m) && ldb >= n && ldc >= n &&
+        run_xsmm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+      return;
+  }
+  gemm<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+template void gemm_small<float>(Trans, Trans, int64_t, int64_t, int64_t, float, const float*,
+                                int64_t, const float*, int64_t, float, float*, int64_t);
+template void gemm_small<double>(Trans, Trans, int64_t, int64_t, int64_t, double, const double*,
+                                 int64_t, const double*, int64_t, double, double*, int64_t);
 
 void set_gemm_impl(GemmImpl impl) { g_impl.store(impl, std::memory_order_relaxed); }
 

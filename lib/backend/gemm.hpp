@@ -21,6 +21,15 @@ template <class T>
 void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
           const T* b, int64_t ldb, T beta, T* c, int64_t ldc);
 
+// The same product for a caller that has already cut its work into small row blocks and
+// wants them on libxsmm's cached JIT kernel whatever the shape (the fused LSTM step,
+// nn/cells/lstm.cpp): float with tb == N, alpha 1, beta 0 or 1 runs on libxsmm on the
+// calling thread unless the setting below is OneDnn or OpenBlas; a product libxsmm has no
+// kernel for, another form, and double go to gemm.
+template <class T>
+void gemm_small(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+                int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc);
+
 // The float path's implementation (docs/backend.md, "Small GEMMs and libxsmm"):
 // - Auto (default): libxsmm for the small products it measured faster on (tb == N,
 //   alpha == 1, beta 0 or 1): the weight gradient's A^T B with k <= 12 rows and
@@ -45,6 +54,9 @@ const char* gemm_impl_name(GemmImpl impl);
 // Whether Auto sends this product to libxsmm when called here and now (the thread rule
 // reads the calling context); libxsmm may still lack the kernel (then oneDNN runs it).
 bool auto_uses_xsmm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, float beta);
+
+// Whether libxsmm generates AVX-512 code here (LIBXSMM_TARGET lowers it).
+bool xsmm_avx512();
 
 // libxsmm's kernels are generated once per (m, n, k, lda, ldb, ldc, ta, beta == 0) in
 // the process and cached; each thread also keeps its 16 most recent ones, looked up

@@ -391,3 +391,51 @@ TEST(Gemm, XsmmDispatchIsCachedPerShape) {
                        c2.data(), n + 3);
   EXPECT_EQ(backend::small_gemm_stats().dispatches, s1.dispatches + 1);
 }
+
+// gemm_small (the fused LSTM step's row blocks): on libxsmm under auto even outside auto's
+// class (16 rows, n = 1024 > 512; alpha 1, beta 0 or 1, tb = N), on oneDNN when the setting
+// is onednn, on gemm for the forms libxsmm lacks and for double; right in every case.
+TEST(Gemm, GemmSmallRunsOnXsmmUnlessTheSettingSaysOtherwise) {
+  core::Rng rng(8);
+  const auto run = [&](Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha,
+                       float beta) {
+    const int64_t ar = ta == Trans::N ? m : k, ac = ta == Trans::N ? k : m;
+    const int64_t br = tb == Trans::N ? k : n, bc = tb == Trans::N ? n : k;
+    Strided<float> a(ar, ac, ac + 128, rng), b(br, bc, bc + 3, rng), c(m, n, n + 640, rng);
+    const std::vector<double> ref = reference(ta, tb, m, n, k, alpha, a, b, beta, c);
+    const int64_t before = backend::small_gemm_stats().thread_calls;
+    backend::gemm_small<float>(ta, tb, m, n, k, alpha, a.buf.data(), a.ld, b.buf.data(), b.ld,
+                               beta, c.buf.data(), c.ld);
+    const int64_t ran = backend::small_gemm_stats().thread_calls - before;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const double want = ref[size_t(i * n + j)];
+        EXPECT_NEAR(c.at(i, j), want, 1e-5 * (1.0 + std::abs(want)) * std::sqrt(double(k)))
+            << "m=" << m << " n=" << n << " k=" << k << " at (" << i << ", " << j << ")";
+        if (::testing::Test::HasFailure()) return ran;
+      }
+      for (int64_t j = n; j < c.ld; ++j)
+        EXPECT_EQ(c.buf[size_t(i * c.ld + j)], float(kPad)) << "wrote into the ldc padding";
+    }
+    return ran;
+  };
+  {
+    ImplGuard g(GemmImpl::Auto);
+    ASSERT_FALSE(backend::auto_uses_xsmm(Trans::N, Trans::N, 16, 1024, 256, 1.0f, 0.0f));
+    EXPECT_EQ(run(Trans::N, Trans::N, 16, 1024, 256, 1.0f, 0.0f), 1);
+    EXPECT_EQ(run(Trans::N, Trans::N, 5, 512, 128, 1.0f, 1.0f), 1);
+    EXPECT_EQ(run(Trans::N, Trans::N, 1, 128, 512, 1.0f, 0.0f), 1);
+    EXPECT_EQ(run(Trans::N, Trans::N, 4, 32, 8, 2.0f, 0.0f), 0);  // alpha != 1: gemm
+    EXPECT_EQ(run(Trans::N, Trans::T, 4, 32, 8, 1.0f, 0.0f), 0);  // B^T: gemm
+  }
+  {
+    ImplGuard g(GemmImpl::OneDnn);
+    EXPECT_EQ(run(Trans::N, Trans::N, 16, 1024, 256, 1.0f, 0.0f), 0);
+  }
+  Strided<double> a(3, 7, 9, rng), b(7, 5, 5, rng), c(3, 5, 6, rng);
+  const std::vector<double> ref = reference(Trans::N, Trans::N, 3, 5, 7, 1.0, a, b, 0.0, c);
+  backend::gemm_small<double>(Trans::N, Trans::N, 3, 5, 7, 1.0, a.buf.data(), a.ld, b.buf.data(),
+                              b.ld, 0.0, c.buf.data(), c.ld);
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 5; ++j) EXPECT_NEAR(c.at(i, j), ref[size_t(i * 5 + j)], 1e-13);
+}

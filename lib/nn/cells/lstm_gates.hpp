@@ -4,9 +4,44 @@
 
 #include <cstdint>
 
+#include "backend/gemm.hpp"
 #include "nn/fast_math.hpp"
 
 namespace seqbench::nn {
+
+// The fused LSTM step (LstmCell, MomentumLstmCell; docs/performance.md, "12. The LSTM
+// step in row blocks"): with R > 0 rows per block, step_forward runs the recurrent
+// product of R rows (backend::gemm_small: libxsmm's cached kernel, W_h read in place) and
+// at once the gate math on those rows while they are in L1, block after block;
+// step_backward runs the gate backward of R rows and at once their dA w_hᵀ. 0: the
+// unfused step (one GEMM for all rows of the thread's slice, then the gate loop). The
+// default, from measurement, is 0 on every ISA (lstm.cpp: even on AVX-512, slower on
+// AVX2); SEQBENCH_LSTM_ROWS=<R> in the environment sets it at start-up, for measuring.
+int64_t lstm_fused_rows();
+// rows >= 0 sets it for the process (0 = unfused); -1 restores the default. Not meant to be
+// changed while a step runs.
+void set_lstm_fused_rows(int64_t rows);
+
+// A step's row blocks: one block of all b rows on backend::gemm (unfused), or blocks of
+// lstm_fused_rows() rows on backend::gemm_small.
+struct LstmBlocks {
+  int64_t rows;  // rows per block (the last may have fewer)
+  bool fused;
+  explicit LstmBlocks(int64_t b) {
+    const int64_t r = lstm_fused_rows();
+    fused = r > 0;
+    rows = fused && r < b ? r : b;
+  }
+  template <class T>
+  void gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* bm, int64_t ldb,
+            T* c, int64_t ldc) const {
+    using backend::Trans;
+    if (fused)
+      backend::gemm_small<T>(Trans::N, Trans::N, m, n, k, T(1), a, lda, bm, ldb, T(0), c, ldc);
+    else
+      backend::gemm<T>(Trans::N, Trans::N, m, n, k, T(1), a, lda, bm, ldb, T(0), c, ldc);
+  }
+};
 
 // gates (4H): pre-activations in, activated gates [i f g o] out; c_prev (H) ->
 // c (H) = f c_prev + i g, tc (H) = tanh(c), h (H) = o tc.

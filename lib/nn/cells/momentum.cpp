@@ -150,42 +150,46 @@ void MomentumLstmCell<T>::step_forward(int64_t t, int64_t b, const T* xp, const 
   const T beta = static_cast<T>(opt_.beta), eps = static_cast<T>(opt_.eps);
   const bool adam = adaptive();
   const T* bh = b_h_->value;
-  // Recurrent term straight into the cache's gate slots: cache[:, :4H] = h_prev w_h.
-  backend::gemm<T>(Trans::N, Trans::N, b, G, H, T(1), s_prev, S, w_h_->value, G, T(0), cache, C);
-  for (int64_t r = 0; r < b; ++r) {
-    T* a = cache + r * C;
-    T* tc = a + G;
-    const T* p = xp + r * G;
-    const T* c_prev = s_prev + r * S + H;
-    const T* v_prev = c_prev + H;
-    T* h = s + r * S;
-    T* c = h + H;
-    T* v = c + H;
-    if (adam) {
-      const T* m_prev = v_prev + G;
-      T* m = v + G;
-      T* pc = tc + H;    // p_t, kept for backward (dxp overwrites xp there)
-      T* root = pc + G;  // sqrt(m_t + ε)
+  const LstmBlocks blocks(b);  // row blocks: the fused step (lstm_gates.hpp)
+  for (int64_t r0 = 0; r0 < b; r0 += blocks.rows) {
+    const int64_t r1 = std::min(b, r0 + blocks.rows);
+    // Recurrent term straight into the cache's gate slots: cache[:, :4H] = h_prev w_h.
+    blocks.gemm<T>(r1 - r0, G, H, s_prev + r0 * S, S, w_h_->value, G, cache + r0 * C, C);
+    for (int64_t r = r0; r < r1; ++r) {
+      T* a = cache + r * C;
+      T* tc = a + G;
+      const T* p = xp + r * G;
+      const T* c_prev = s_prev + r * S + H;
+      const T* v_prev = c_prev + H;
+      T* h = s + r * S;
+      T* c = h + H;
+      T* v = c + H;
+      if (adam) {
+        const T* m_prev = v_prev + G;
+        T* m = v + G;
+        T* pc = tc + H;    // p_t, kept for backward (dxp overwrites xp there)
+        T* root = pc + G;  // sqrt(m_t + ε)
 #pragma omp simd
-      for (int64_t k = 0; k < G; ++k) {
-        const T vk = coef * v_prev[k] + step * p[k];
-        const T mk = beta * m_prev[k] + (T(1) - beta) * p[k] * p[k];
-        const T rk = std::sqrt(mk + eps);
-        v[k] = vk;
-        m[k] = mk;
-        pc[k] = p[k];
-        root[k] = rk;
-        a[k] += vk / rk + bh[k];
-      }
-    } else {
+        for (int64_t k = 0; k < G; ++k) {
+          const T vk = coef * v_prev[k] + step * p[k];
+          const T mk = beta * m_prev[k] + (T(1) - beta) * p[k] * p[k];
+          const T rk = std::sqrt(mk + eps);
+          v[k] = vk;
+          m[k] = mk;
+          pc[k] = p[k];
+          root[k] = rk;
+          a[k] += vk / rk + bh[k];
+        }
+      } else {
 #pragma omp simd
-      for (int64_t k = 0; k < G; ++k) {
-        const T vk = coef * v_prev[k] + step * p[k];
-        v[k] = vk;
-        a[k] += vk + bh[k];
+        for (int64_t k = 0; k < G; ++k) {
+          const T vk = coef * v_prev[k] + step * p[k];
+          v[k] = vk;
+          a[k] += vk + bh[k];
+        }
       }
+      lstm_gates_forward(H, a, c_prev, c, tc, h);
     }
-    lstm_gates_forward(H, a, c_prev, c, tc, h);
   }
 }
 
@@ -197,45 +201,49 @@ void MomentumLstmCell<T>::step_backward(int64_t t, int64_t b, const T* s_prev, T
   const T step = static_cast<T>(opt_.s);
   const T beta = static_cast<T>(opt_.beta);
   const bool adam = adaptive();
-  for (int64_t r = 0; r < b; ++r) {
-    T* a = cache + r * C;  // gates in, dL/da out
-    const T* tc = a + G;
-    const T* c_prev = s_prev + r * S + H;
-    const T* v_prev = c_prev + H;
-    const T* dh = ds + r * S;
-    const T* dc = dh + H;
-    const T* dv_next = dc + H;  // dL/dv_t through later steps
-    T* dp = dxp + r * G;
-    T* dc_prev = ds_prev + r * S + H;
-    T* dv_prev = dc_prev + H;
-    lstm_gates_backward(H, a, tc, c_prev, dh, dc, a, dc_prev);  // dL/da over the gates
-    if (adam) {
-      const T* pc = tc + H;
-      const T* root = pc + G;
-      const T* dm_next = dv_next + G;
-      T* dm_prev = dv_prev + G;
+  const LstmBlocks blocks(b);  // row blocks: the fused step (lstm_gates.hpp)
+  for (int64_t r0 = 0; r0 < b; r0 += blocks.rows) {
+    const int64_t r1 = std::min(b, r0 + blocks.rows);
+    for (int64_t r = r0; r < r1; ++r) {
+      T* a = cache + r * C;  // gates in, dL/da out
+      const T* tc = a + G;
+      const T* c_prev = s_prev + r * S + H;
+      const T* v_prev = c_prev + H;
+      const T* dh = ds + r * S;
+      const T* dc = dh + H;
+      const T* dv_next = dc + H;  // dL/dv_t through later steps
+      T* dp = dxp + r * G;
+      T* dc_prev = ds_prev + r * S + H;
+      T* dv_prev = dc_prev + H;
+      lstm_gates_backward(H, a, tc, c_prev, dh, dc, a, dc_prev);  // dL/da over the gates
+      if (adam) {
+        const T* pc = tc + H;
+        const T* root = pc + G;
+        const T* dm_next = dv_next + G;
+        T* dm_prev = dv_prev + G;
 #pragma omp simd
-      for (int64_t k = 0; k < G; ++k) {
-        // a = v / r + ..., r = sqrt(m + ε): recompute v_t exactly as forward did.
-        const T vk = coef * v_prev[k] + step * pc[k];
-        const T rk = root[k];
-        const T dv = a[k] / rk + dv_next[k];
-        const T dm = -a[k] * vk / (T(2) * rk * rk * rk) + dm_next[k];
-        dp[k] = step * dv + T(2) * (T(1) - beta) * pc[k] * dm;
-        dv_prev[k] = coef * dv;
-        dm_prev[k] = beta * dm;
-      }
-    } else {
+        for (int64_t k = 0; k < G; ++k) {
+          // a = v / r + ..., r = sqrt(m + ε): recompute v_t exactly as forward did.
+          const T vk = coef * v_prev[k] + step * pc[k];
+          const T rk = root[k];
+          const T dv = a[k] / rk + dv_next[k];
+          const T dm = -a[k] * vk / (T(2) * rk * rk * rk) + dm_next[k];
+          dp[k] = step * dv + T(2) * (T(1) - beta) * pc[k] * dm;
+          dv_prev[k] = coef * dv;
+          dm_prev[k] = beta * dm;
+        }
+      } else {
 #pragma omp simd
-      for (int64_t k = 0; k < G; ++k) {
-        const T dv = a[k] + dv_next[k];
-        dp[k] = step * dv;
-        dv_prev[k] = coef * dv;
+        for (int64_t k = 0; k < G; ++k) {
+          const T dv = a[k] + dv_next[k];
+          dp[k] = step * dv;
+          dv_prev[k] = coef * dv;
+        }
       }
     }
+    // dh_prev = dA w_h^T into the h part of ds_prev (row stride S); dA sits in the cache.
+    blocks.gemm<T>(r1 - r0, H, G, cache + r0 * C, C, w_h_t_.data(), H, ds_prev + r0 * S, S);
   }
-  // dh_prev = dA w_h^T into the h part of ds_prev (row stride S); dA sits in the cache.
-  backend::gemm<T>(Trans::N, Trans::N, b, H, G, T(1), cache, C, w_h_t_.data(), H, T(0), ds_prev, S);
 }
 
 template <class T>
