@@ -201,31 +201,20 @@ void maybe_serial(int64_t m, int64_t n, int64_t k, F&& f) {
 //   0.41-0.93x oneDNN's time on AVX2, 0.59-0.94x on AVX-512 (even with beta 1 in cache,
 //   one cold point 1.11x): oneDNN packs both operands for a product with almost no
 //   work to amortise it;
-// - op(A) = A with 2 <= m <= 12, n, k <= 512, on AVX-512 only: 0.68-0.91x in cache,
-//   0.58-0.98x cold (m = 1 took 1.41-1.50x: oneDNN has a matrix-vector path; from 16 rows
-//   up it was even or slower when cold); on AVX2 (x86-64-v3, both libraries capped) the
-//   same products measured 0.79-1.30x, so they stay on oneDNN there.
+// - op(A) = A with 2 <= m <= 12, n, k <= 512: on AVX-512 0.68-0.91x in cache, 0.58-0.98x
+//   cold (m = 1 took 1.41-1.50x: oneDNN has a matrix-vector path; from 16 rows up it was
+//   even or slower when cold). On AVX2 (x86-64-v3, both libraries capped) the products
+//   alone measured 0.79-1.30x, but in the cells' own step they won: the copy task's
+//   training step (B = 10) took 0.94-0.95x with them on libxsmm (lstm; rel_lstm 0.96-0.97x,
+//   momentum_lstm 0.98x), so the class no longer depends on the ISA.
 constexpr int64_t kXsmmMaxSmall = 12;  // the small dimension: k of A^T B, m of A B
 constexpr int64_t kXsmmMaxOther = 512;
-
-}  // namespace
-
-bool xsmm_avx512() {
-  static const bool yes = [] {
-    libxsmm_init();
-    return libxsmm_get_target_archid() >= LIBXSMM_X86_AVX512_CORE;
-  }();
-  return yes;
-}
-
-namespace {
 
 // The product shapes Auto sends to libxsmm (forms and sizes; the thread rule aside).
 bool auto_class(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, float beta) {
   if (tb != Trans::N || alpha != 1.0f || (beta != 0.0f && beta != 1.0f)) return false;
   if (ta == Trans::T) return k <= kXsmmMaxSmall && m <= kXsmmMaxOther && n <= kXsmmMaxOther;
-  return m >= 2 && m <= kXsmmMaxSmall && n <= kXsmmMaxOther && k <= kXsmmMaxOther &&
-         xsmm_avx512();
+  return m >= 2 && m <= kXsmmMaxSmall && n <= kXsmmMaxOther && k <= kXsmmMaxOther;
 }
 
 struct XsmmKey {

@@ -33,8 +33,8 @@ void gemm_small(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, T alpha, co
 // The float path's implementation (docs/backend.md, "Small GEMMs and libxsmm"):
 // - Auto (default): libxsmm for the small products it measured faster on (tb == N,
 //   alpha == 1, beta 0 or 1): the weight gradient's A^T B with k <= 12 rows and
-//   m, n <= 512, and, where libxsmm generates AVX-512 code, A B with 2 <= m <= 12 and
-//   n, k <= 512 (auto_uses_xsmm); only where oneDNN would run the product on one thread
+//   m, n <= 512, and A B with 2 <= m <= 12 and n, k <= 512 (auto_uses_xsmm), on AVX2
+//   and AVX-512 alike; only where oneDNN would run the product on one thread
 //   anyway (inside a parallel region, one thread, or under 2^21 multiply-adds); every
 //   other product on oneDNN;
 // - OneDnn: every product on dnnl_sgemm (the path before libxsmm);
@@ -54,9 +54,6 @@ const char* gemm_impl_name(GemmImpl impl);
 // Whether Auto sends this product to libxsmm when called here and now (the thread rule
 // reads the calling context); libxsmm may still lack the kernel (then oneDNN runs it).
 bool auto_uses_xsmm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, float beta);
-
-// Whether libxsmm generates AVX-512 code here (LIBXSMM_TARGET lowers it).
-bool xsmm_avx512();
 
 // libxsmm's kernels are generated once per (m, n, k, lda, ldb, ldc, ta, beta == 0) in
 // the process and cached; each thread also keeps its 16 most recent ones, looked up

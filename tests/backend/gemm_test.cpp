@@ -290,7 +290,6 @@ TEST(Gemm, AutoSendsOnlyItsClassToXsmm) {
   const size_t at = v.find("(target ");
   ASSERT_NE(at, std::string::npos) << v;
   const std::string target = v.substr(at + 8, v.find(')', at) - at - 8);
-  const bool avx512 = target == "skx" || target == "clx" || target == "cpx" || target == "spr";
   const auto uses = [](Trans ta, int64_t m, int64_t n, int64_t k, float beta) {
     return backend::auto_uses_xsmm(ta, Trans::N, m, n, k, 1.0f, beta);
   };
@@ -302,11 +301,11 @@ TEST(Gemm, AutoSendsOnlyItsClassToXsmm) {
   EXPECT_EQ(check_small(Trans::T, 128, 128, 13, 128, 128, 128, 0.0f, rng), 0);
   EXPECT_EQ(check_small(Trans::T, 513, 16, 5, 513, 16, 16, 0.0f, rng), 0);
   EXPECT_EQ(check_small(Trans::T, 16, 513, 5, 16, 513, 513, 0.0f, rng), 0);
-  // A B with 2 <= m <= 12, n, k <= 512: on libxsmm where it generates AVX-512 code.
-  EXPECT_EQ(uses(Trans::N, 10, 512, 128, 0.0f), avx512);
-  EXPECT_EQ(check_small(Trans::N, 10, 512, 128, 256, 512, 640, 0.0f, rng), avx512 ? 1 : 0);
-  EXPECT_EQ(check_small(Trans::N, 12, 128, 512, 512, 128, 256, 1.0f, rng), avx512 ? 1 : 0);
-  EXPECT_EQ(check_small(Trans::N, 2, 128, 128, 128, 128, 128, 0.0f, rng), avx512 ? 1 : 0);
+  // A B with 2 <= m <= 12, n, k <= 512: on libxsmm, whatever code it generates.
+  EXPECT_TRUE(uses(Trans::N, 10, 512, 128, 0.0f)) << target;
+  EXPECT_EQ(check_small(Trans::N, 10, 512, 128, 256, 512, 640, 0.0f, rng), 1);
+  EXPECT_EQ(check_small(Trans::N, 12, 128, 512, 512, 128, 256, 1.0f, rng), 1);
+  EXPECT_EQ(check_small(Trans::N, 2, 128, 128, 128, 128, 128, 0.0f, rng), 1);
   EXPECT_EQ(check_small(Trans::N, 1, 128, 128, 128, 128, 128, 0.0f, rng), 0);
   EXPECT_EQ(check_small(Trans::N, 13, 128, 128, 128, 128, 128, 0.0f, rng), 0);
   EXPECT_EQ(check_small(Trans::N, 10, 513, 16, 16, 513, 513, 0.0f, rng), 0);
