@@ -91,12 +91,10 @@ std::string config_signature(const std::map<std::string, std::string>& cfg, cons
   return sig;
 }
 
-namespace {
-std::string config_value(const std::map<std::string, std::string>& cfg, const std::string& k) {
-  const auto v = cfg.find(k);
+std::string config_value(const std::map<std::string, std::string>& cfg, const std::string& key) {
+  const auto v = cfg.find(key);
   return v == cfg.end() ? std::string("(unset)") : v->second;
 }
-}  // namespace
 
 std::vector<std::string> differing_config_keys(const std::vector<const std::map<std::string, std::string>*>& cfgs) {
   std::set<std::string> keys;
@@ -113,12 +111,11 @@ std::vector<std::string> differing_config_keys(const std::vector<const std::map<
 }
 
 std::vector<std::string> differing_config_tags(const std::vector<const std::map<std::string, std::string>*>& cfgs) {
-  const auto& value = config_value;
   const std::vector<std::string> differing = differing_config_keys(cfgs);
   std::vector<std::string> tags;
   for (const auto* cfg : cfgs) {
     std::string tag;
-    for (const auto& k : differing) tag += fmt::format("{}{}={}", tag.empty() ? "" : ", ", k, value(*cfg, k));
+    for (const auto& k : differing) tag += fmt::format("{}{}={}", tag.empty() ? "" : ", ", k, config_value(*cfg, k));
     tags.push_back(tag);
   }
   return tags;
@@ -169,13 +166,7 @@ CompareTable compare_runs(const CsvTable& runs, const CompareOptions& opts,
   const bool split = !opts.average_over_configs && !configs.empty();
   for (size_t r = 0; r < runs.rows.size(); ++r) {
     const auto& cells = runs.rows[r];
-    std::string key;
-    if (!by_config) {
-      key = cells[runs.col(opts.by)];
-    } else {
-      const auto it = configs[r].find(opts.by);
-      key = it == configs[r].end() ? "(unset)" : it->second;
-    }
+    const std::string key = by_config ? config_value(configs[r], opts.by) : cells[runs.col(opts.by)];
     const std::string& metric = cells[runs.col("metric")];
     const std::string sig = split ? config_signature(configs[r]) : std::string();
     auto [it, inserted] = index.try_emplace({key, metric, sig}, groups.size());

@@ -43,6 +43,8 @@ bool ignored_config_key(const std::string& key);
 // tunes over, if given), one "key=value" line each: runs with equal signatures are seeds
 // of one setting.
 std::string config_signature(const std::map<std::string, std::string>& cfg, const std::string& also_ignored = "");
+// cfg's value for key, "(unset)" where it has none.
+std::string config_value(const std::map<std::string, std::string>& cfg, const std::string& key);
 // The keys whose values differ among the configs (a key one config lacks counts as
 // "(unset)" there), the keys config_signature ignores aside, sorted.
 std::vector<std::string> differing_config_keys(const std::vector<const std::map<std::string, std::string>*>& cfgs);

@@ -82,7 +82,7 @@ std::optional<std::string> line_key(const std::vector<CurveGroup>& groups) {
   for (const auto& [base, keys] : split_keys(groups))
     for (const auto& k : keys)
       for (const auto& g : groups)
-        if (g.base == base) values[k].insert(g.config.count(k) ? g.config.at(k) : "(unset)");
+        if (g.base == base) values[k].insert(config_value(g.config, k));
   if (values.empty()) return std::nullopt;
   if (values.count("optim.lr")) return std::string("optim.lr");
   std::string best;
@@ -141,14 +141,12 @@ DrawnFigure draw_curves_by(const std::string& dir, const std::string& title,
   std::vector<std::string> panel_names;
   std::map<std::string, std::vector<const CurveGroup*>> panel_groups;
   for (const auto& g : groups) {
-    const auto v = g.config.find(key);
-    const std::string value = v == g.config.end() ? "(unset)" : v->second;
+    const std::string value = config_value(g.config, key);
     if (std::find(lines.begin(), lines.end(), value) == lines.end()) lines.push_back(value);
     std::string tags;
     for (const auto& k : keys.at(g.base))
       if (k != key)
-        tags += fmt::format("{}{}={}", tags.empty() ? "" : ", ", k,
-                            g.config.count(k) ? g.config.at(k) : "(unset)");
+        tags += fmt::format("{}{}={}", tags.empty() ? "" : ", ", k, config_value(g.config, k));
     const std::string name = tags.empty() ? g.base : g.base + " [" + tags + "]";
     if (!panel_groups.count(name)) panel_names.push_back(name);
     panel_groups[name].push_back(&g);
@@ -183,8 +181,7 @@ DrawnFigure draw_curves_by(const std::string& dir, const std::string& title,
       const std::vector<BandPoint> pts = metric_band(*g, validation);
       metric = g->seeds.front().metric;
       if (pts.empty()) continue;
-      const auto v = g->config.find(key);
-      const std::string value = v == g->config.end() ? "(unset)" : v->second;
+      const std::string value = config_value(g->config, key);
       const int series = int(std::find(lines.begin(), lines.end(), value) - lines.begin());
       dat += band_block(fmt::format("{}, {}={}", name, key, value), pts);
       clauses += (clauses.empty() ? "" : ", ") + band_plot("curves.dat", index++, series, "", pts);
