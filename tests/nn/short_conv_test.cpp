@@ -5,6 +5,7 @@
 #include "nn/mixers/short_conv.hpp"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -117,6 +118,62 @@ TEST(ShortConv, ImpulseResponseIsTheFilterReversedAndCausal) {
   conv.forward(1, 5, x.data(), 1, nullptr, 0, y.data(), 1);
   const double want[5] = {0, 3.0, -2.0, 0.5, 0};
   for (int t = 0; t < 5; ++t) EXPECT_NEAR(y[size_t(t)], silu(want[t]), 1e-15) << t;
+}
+
+// Above the size where the loops split across threads (B N C W >= 2^15), with channels
+// not a multiple of a thread's block: forward and backward against the formulas of the
+// header computed here one element at a time, and the same result, to the last bit, on
+// one thread and on two.
+TEST(ShortConv, LargeShapesMatchTheFormulasOnOneAndTwoThreads) {
+  const int64_t B = 4, N = 64, C = 40, W = 4;
+  std::vector<std::vector<double>> results[2];
+  const int keep = omp_get_max_threads();
+  for (const int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    Fixture f(B, N, C, W, 11);
+    f.loss();
+    f.ps.zero_grad();
+    std::vector<double> dx(f.x.size(), 0.0), ds0(f.s0.size(), 0.0);
+    f.conv.backward(f.wy.data(), f.ld, dx.data(), f.ld, ds0.data(), f.lds);
+    const auto& p = f.ps.params().front();
+    results[threads - 1] = {f.y, dx, ds0, std::vector<double>(p.grad, p.grad + p.numel())};
+    // The formulas: x_t for t < 0 from the buffer, u, y = silu(u), du, dx, ds0, dw.
+    const auto in = [&](int64_t b, int64_t t, int64_t c) {
+      return t >= 0 ? f.x[size_t((b * N + t) * f.ld + c)] : f.s0[size_t(b * f.lds + (t + W - 1) * C + c)];
+    };
+    const auto w = [&](int64_t c, int64_t j) { return p.value[c * W + j]; };
+    std::vector<double> du(size_t(B * N * C));
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t t = 0; t < N; ++t)
+        for (int64_t c = 0; c < C; ++c) {
+          double u = 0;
+          for (int64_t j = 0; j < W; ++j) u += w(c, j) * in(b, t - W + 1 + j, c);
+          const size_t at = size_t((b * N + t) * f.ld + c);
+          ASSERT_NEAR(f.y[at], silu(u), 1e-12);
+          const double sg = 1 / (1 + std::exp(-u));
+          du[size_t((b * N + t) * C + c)] = f.wy[at] * sg * (1 + u * (1 - sg));
+        }
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t j = 0; j < W; ++j) {
+        double g = 0;
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t t = 0; t < N; ++t) g += du[size_t((b * N + t) * C + c)] * in(b, t - W + 1 + j, c);
+        ASSERT_NEAR(p.grad[c * W + j], g, 1e-9 * (1 + std::fabs(g))) << c << " " << j;
+      }
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t t = -(W - 1); t < N; ++t)
+        for (int64_t c = 0; c < C; ++c) {
+          double g = 0;
+          for (int64_t j = 0; j < W; ++j) {
+            const int64_t tau = t + W - 1 - j;
+            if (tau >= 0 && tau < N) g += w(c, j) * du[size_t((b * N + tau) * C + c)];
+          }
+          const double got = t >= 0 ? dx[size_t((b * N + t) * f.ld + c)] : ds0[size_t(b * f.lds + (t + W - 1) * C + c)];
+          ASSERT_NEAR(got, g, 1e-12) << b << " " << t << " " << c;
+        }
+  }
+  omp_set_num_threads(keep);
+  for (size_t i = 0; i < results[0].size(); ++i) EXPECT_EQ(results[0][i], results[1][i]) << "output " << i;
 }
 
 TEST(ShortConv, InitIsPyTorchsConv1dDefault) {

@@ -61,6 +61,11 @@ class ShortConv {
  private:
   // x_{t}[c] for t in [-(W-1), N), row b (the buffer for t < 0).
   T input(int64_t b, int64_t t, int64_t c) const;
+  // Row x_t of batch row b, t in [-(W-1), N): the copy of x, the buffer for t < 0, or null
+  // for the zero state.
+  const T* input_row(int64_t b, int64_t t) const;
+  // wt_t_ = wᵀ, (W, C): each tap's weights contiguous over the channels.
+  void transpose_weights();
 
   int64_t c_, w_;
   core::ParamT<T>* wt_;
@@ -68,6 +73,8 @@ class ShortConv {
   const T* s0_ = nullptr;
   int64_t lds_ = 0;
   std::vector<T> x_, u_;  // (B N, C) each
+  std::vector<T> wt_t_, gw_t_;  // (W, C): wᵀ, and w's gradient for one backward
+  std::vector<T> scratch_;     // (threads, C): a row of dx being summed
 };
 
 }  // namespace seqbench::nn
