@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "core/check.hpp"
 #include "core/fs.hpp"
@@ -62,7 +63,25 @@ std::string update_tics(const std::vector<CurveGroup>& groups, int most) {
   return fmt::format("set xtics {}\n", step);
 }
 
-// Above this many configs a sweep's curves take the compact form (curves.hpp).
+// The grid of a curves figure: rows x cols panels of row_height pixels, the key in a strip
+// at the right, at most `tics` labelled updates per panel.
+std::pair<Panels, GnuplotFigure> curves_layout(const std::vector<CurveGroup>& groups, int rows, int cols,
+                                               int width, int row_height, int tics) {
+  Panels panels;
+  panels.rows = rows;
+  panels.cols = cols;
+  GnuplotFigure fig;
+  fig.stem = "curves";
+  fig.written_by = "seqbench report curves";
+  fig.width = width;
+  fig.height = 90 + row_height * rows;
+  panels.title = 60.0 / fig.height;
+  panels.key = 0.14;
+  fig.settings = "set xlabel 'updates'\n" + update_tics(groups, tics);
+  return {panels, fig};
+}
+
+// Above this many configs// Above this many configs a sweep's curves take the compact form (curves.hpp).
 constexpr size_t kRowsPerConfigMax = 12;
 
 // The keys that split the groups sharing a run label, per label.
@@ -153,17 +172,7 @@ DrawnFigure draw_curves_by(const std::string& dir, const std::string& title,
   }
   std::sort(lines.begin(), lines.end(), value_less);
   std::stable_sort(panel_names.begin(), panel_names.end(), natural_less);
-  Panels panels;
-  panels.cols = 3;
-  panels.rows = int((panel_names.size() + 2) / 3);
-  GnuplotFigure fig;
-  fig.stem = "curves";
-  fig.written_by = "seqbench report curves";
-  fig.width = 1500;
-  fig.height = 90 + 300 * panels.rows;
-  panels.title = 60.0 / fig.height;
-  panels.key = 0.14;
-  fig.settings = "set xlabel 'updates'\n" + update_tics(groups, 4);
+  auto [panels, fig] = curves_layout(groups, int((panel_names.size() + 2) / 3), 3, 1500, 300, 4);
   std::string dat, metric;
   bool fraction = true;  // an accuracy between 0 and 1 in every run
   for (const auto& g : groups)
@@ -294,17 +303,7 @@ DrawnFigure draw_curves(const std::string& dir, const std::string& title,
                         const std::vector<CurveGroup>& groups, const std::string& gnuplot) {
   if (groups.empty()) throw core::Error(fmt::format("{}: no runs with a metrics.csv to draw", dir));
   if (const auto key = line_key(groups)) return draw_curves_by(dir, title, groups, *key, gnuplot);
-  Panels panels;
-  panels.rows = int(groups.size());
-  panels.cols = 2;
-  GnuplotFigure fig;
-  fig.stem = "curves";
-  fig.written_by = "seqbench report curves";
-  fig.width = 1200;
-  fig.height = 90 + 320 * panels.rows;
-  panels.title = 60.0 / fig.height;
-  panels.key = 0.14;
-  fig.settings = "set xlabel 'updates'\n" + update_tics(groups, 6);
+  auto [panels, fig] = curves_layout(groups, int(groups.size()), 2, 1200, 320, 6);
   std::string dat;
   int index = 0, k = 0;
   fig.plot = panels.begin(title);
