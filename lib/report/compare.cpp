@@ -80,8 +80,11 @@ bool higher_is_better(std::string_view metric) {
 bool ignored_config_key(const std::string& key) {
   // `seed` is the stability analyses' seed (they have no train section).
   // train.nan_check only decides how soon a diverging run stops, so runs written before
-  // the key existed still group with newer ones.
-  return key == "train.seed" || key == "seed" || key == "train.nan_check" || key.rfind("output.", 0) == 0;
+  // the key existed still group with newer ones. train.gemm only picks the library that
+  // multiplies (the same products, summed in another order), like the thread count: runs
+  // of one sweep made before and after its default changed are seeds of one setting.
+  return key == "train.seed" || key == "seed" || key == "train.nan_check" || key == "train.gemm" ||
+         key.rfind("output.", 0) == 0;
 }
 
 std::string config_signature(const std::map<std::string, std::string>& cfg, const std::string& also_ignored) {

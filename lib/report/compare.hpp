@@ -37,7 +37,8 @@ struct CompareOptions {
 // Per runs.csv row, that run's resolved config flattened to "a.b.c" -> value (an empty
 // map where the run's config.yaml is gone).
 using RunConfigs = std::vector<std::map<std::string, std::string>>;
-// The config keys that never split a row: the seed, and where the run's files went.
+// The config keys that never split a row: the seed, where the run's files went, how soon
+// a diverging run stops (train.nan_check) and which library multiplies (train.gemm).
 bool ignored_config_key(const std::string& key);
 // The config's keys and values but the ignored ones (and `also_ignored`, a key a table
 // tunes over, if given), one "key=value" line each: runs with equal signatures are seeds

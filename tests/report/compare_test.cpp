@@ -282,6 +282,16 @@ TEST(Compare, RunsWithTheSameLabelButOtherConfigsGetTheirOwnRows) {
   EXPECT_DOUBLE_EQ(table.rows[0].final_metric, 0.7);
   EXPECT_EQ(table.rows[1].key, "lstm [train.steps=4]");
   EXPECT_EQ(table.rows[1].n, 1);
+  // The GEMM library is not a setting of its own: a sweep resumed after its default
+  // changed keeps one row per config.
+  report::RunConfigs gemm = configs;
+  gemm[0]["train.gemm"] = "onednn";
+  gemm[1]["train.gemm"] = "auto";
+  gemm[2]["train.gemm"] = "auto";
+  const auto by_gemm = report::compare_runs(runs, {}, gemm);
+  ASSERT_EQ(by_gemm.rows.size(), 2u);
+  EXPECT_EQ(by_gemm.rows[0].key, "lstm [train.steps=20]");
+  EXPECT_EQ(by_gemm.rows[0].n, 2);
   // Asked for explicitly, the rows are averaged over the difference.
   report::CompareOptions all;
   all.average_over_configs = true;
