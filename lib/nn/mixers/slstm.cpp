@@ -54,18 +54,37 @@ size_t SlstmMixer<T>::held_bytes() const {
 }
 
 template <class T>
-void SlstmMixer<T>::cell(T* pre, const T* hprev, const T* cprev, const T* nprev, const T* mprev,
-                         T* c, T* n, T* m, T* h) const {
-  const int64_t O = o_, d = d_;
+void SlstmMixer<T>::transpose_r(std::vector<T>& rt) const {
+  const int64_t O = o_, H = h_, d = d_;
   const T* R = r_->value;
+  core::grow(rt, 4 * O * d);
+  for (int64_t g = 0; g < 4; ++g)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < d; ++i)
+        for (int64_t j = 0; j < d; ++j)
+          rt[size_t(((g * H + h) * d + j) * d + i)] = R[(g * O + h * d + i) * d + j];
+}
+
+template <class T>
+void SlstmMixer<T>::cell(const T* rt, T* acc, T* pre, const T* hprev, const T* cprev,
+                         const T* nprev, const T* mprev, T* c, T* n, T* m, T* h) const {
+  const int64_t O = o_, H = h_, d = d_;
+  // pre += R h_prev, block-diagonal per head: each unit's sum over j in order, as a vector
+  // over the head's units (rt holds each block transposed).
   if (hprev)
     for (int64_t g = 0; g < 4; ++g)
-      for (int64_t u = 0; u < O; ++u) {
-        const T* row = R + (g * O + u) * d;
-        const T* hp = hprev + (u / d) * d;
-        T acc = 0;
-        for (int64_t j = 0; j < d; ++j) acc += row[j] * hp[j];
-        pre[g * O + u] += acc;
+      for (int64_t hd = 0; hd < H; ++hd) {
+        std::fill_n(acc, d, T(0));
+        const T* hp = hprev + hd * d;
+        for (int64_t j = 0; j < d; ++j) {
+          const T* col = rt + ((g * H + hd) * d + j) * d;
+          const T hj = hp[j];
+#pragma omp simd
+          for (int64_t i = 0; i < d; ++i) acc[i] += col[i] * hj;
+        }
+        T* pg = pre + g * O + hd * d;
+#pragma omp simd
+        for (int64_t i = 0; i < d; ++i) pg[i] += acc[i];
       }
   for (int64_t u = 0; u < O; ++u) {
     const T ig = pre[u], lf = log_sigmoid(pre[O + u]);
@@ -101,9 +120,11 @@ void SlstmMixer<T>::forward(core::ViewT<const T> x, core::ViewT<const T> s0, cor
   core::ensure_shape(final_, core::Shape{B, S});
   w_.forward(x.reshape(core::Shape{BN, I}), pre_.view());
 
+  transpose_r(rt_);
 #pragma omp parallel for schedule(static)
   for (int64_t b = 0; b < B; ++b) {
     const T* st = s0.data ? s0.data + b * S : nullptr;
+    std::vector<T> acc(static_cast<size_t>(d_));
     for (int64_t t = 0; t < N; ++t) {
       const int64_t r = b * N + t;
       T* hp = hp_.data() + r * O;
@@ -116,8 +137,8 @@ void SlstmMixer<T>::forward(core::ViewT<const T> x, core::ViewT<const T> s0, cor
       const T* cp = t > 0 ? c_.data() + (r - 1) * O : (st ? st + O : nullptr);
       const T* np = t > 0 ? nrm_.data() + (r - 1) * O : (st ? st + 2 * O : nullptr);
       const T* mp = t > 0 ? m_.data() + (r - 1) * O : (st ? st + 3 * O : nullptr);
-      cell(pre_.data() + r * 4 * O, hp, cp, np, mp, c_.data() + r * O, nrm_.data() + r * O,
-           m_.data() + r * O, y.data + r * O);
+      cell(rt_.data(), acc.data(), pre_.data() + r * 4 * O, hp, cp, np, mp, c_.data() + r * O,
+           nrm_.data() + r * O, m_.data() + r * O, y.data + r * O);
     }
     const int64_t r = b * N + N - 1;
     T* fin = final_.data() + b * S;
@@ -175,15 +196,19 @@ void SlstmMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::V
         dn[u] = dnu * fs;
         if (t == 0 && ds0.data) ds0.data[b * S + 3 * O + u] = dlf;
       }
-      // dh_{t-1} = R^T dpre (block-diagonal per head).
-      for (int64_t h = 0; h < H; ++h)
-        for (int64_t j = 0; j < d; ++j) {
-          T acc = 0;
-          for (int64_t g = 0; g < 4; ++g)
-            for (int64_t i = 0; i < d; ++i)
-              acc += R[(g * O + h * d + i) * d + j] * dp[g * O + h * d + i];
-          dhr[h * d + j] = acc;
-        }
+      // dh_{t-1} = R^T dpre (block-diagonal per head): each unit's sum over (g, i) in
+      // order, as a vector over the head's units (R's rows are contiguous in them).
+      for (int64_t h = 0; h < H; ++h) {
+        T* dst = dhr + h * d;
+        std::fill_n(dst, d, T(0));
+        for (int64_t g = 0; g < 4; ++g)
+          for (int64_t i = 0; i < d; ++i) {
+            const T* row = R + (g * O + h * d + i) * d;
+            const T coef = dp[g * O + h * d + i];
+#pragma omp simd
+            for (int64_t j = 0; j < d; ++j) dst[j] += row[j] * coef;
+          }
+      }
     }
     if (ds0.data) {
       std::copy_n(dhr, O, ds0.data + b * S);
@@ -210,9 +235,12 @@ void SlstmMixer<T>::step(core::ViewT<const T> x, core::ViewT<T> state, core::Vie
   core::grow(step_buf_, B * 4 * O);
   core::ViewT<T> pre(step_buf_.data(), core::Shape{B, 4 * O});
   w_.forward(x, pre);
+  transpose_r(rt_);
+  std::vector<T> acc(static_cast<size_t>(d_));
   for (int64_t b = 0; b < B; ++b) {
     T* s = state.data + b * S;
-    cell(pre.data + b * 4 * O, s, s + O, s + 2 * O, s + 3 * O, s + O, s + 2 * O, s + 3 * O, s);
+    cell(rt_.data(), acc.data(), pre.data + b * 4 * O, s, s + O, s + 2 * O, s + 3 * O, s + O,
+         s + 2 * O, s + 3 * O, s);
     std::copy_n(s, O, y.data + b * O);
   }
 }

@@ -83,10 +83,13 @@ class SlstmMixer final : public Mixer<T> {
   core::ViewT<const T> stabilizer() const { return m_.cview(); }
 
  private:
+  // rt = R's blocks transposed: rt[((g H + h) d + j) d + i] = R[(g O + h d + i) d + j].
+  void transpose_r(std::vector<T>& rt) const;
   // One token of one batch row: pre (4 O, the input part in, R h_prev added), the previous
-  // [c' | n' | m] (O each, may be null for zeros) -> c', n', m, h (O each).
-  void cell(T* pre, const T* hprev, const T* cprev, const T* nprev, const T* mprev, T* c, T* n,
-            T* m, T* h) const;
+  // [c' | n' | m] (O each, may be null for zeros) -> c', n', m, h (O each). rt from
+  // transpose_r; acc: d floats of scratch.
+  void cell(const T* rt, T* acc, T* pre, const T* hprev, const T* cprev, const T* nprev,
+            const T* mprev, T* c, T* n, T* m, T* h) const;
 
   int64_t o_, h_, d_;
   LinearT<T> w_;
@@ -96,6 +99,7 @@ class SlstmMixer final : public Mixer<T> {
   int64_t b_ = 0, n_ = 0;
   core::TensorT<T> pre_, c_, nrm_, m_, hp_, final_, dpre_, carry_;
   std::vector<T> step_buf_;
+  std::vector<T> rt_;  // transpose_r of the current R (forward and step)
 };
 
 }  // namespace seqbench::nn
