@@ -88,14 +88,14 @@ void SlstmMixer<T>::cell(const T* rt, T* acc, T* pre, const T* hprev, const T* c
       }
   for (int64_t u = 0; u < O; ++u) {
     const T ig = pre[u], lf = log_sigmoid(pre[O + u]);
-    const T z = std::tanh(pre[2 * O + u]), o = sigmoid(pre[3 * O + u]);
+    const T z = fast_tanh(pre[2 * O + u]), o = sigmoid(pre[3 * O + u]);
     const T mp = mprev ? mprev[u] : T(0), cp = cprev ? cprev[u] : T(0),
             np = nprev ? nprev[u] : T(0);
     // From an empty normaliser (the zero state) m = ĩ, as the official code: i' = 1 then,
     // where max(log f, ĩ) could leave i' = exp(ĩ - log f) = 0 in float and h = 0 / 0. f' may
     // then overflow, so an empty c' or n' contributes 0 without being multiplied by it.
     const T mn = np == T(0) ? ig : std::max(lf + mp, ig);
-    const T fs = std::exp(lf + mp - mn), is = std::exp(ig - mn);
+    const T fs = fast_exp(lf + mp - mn), is = fast_exp(ig - mn);
     c[u] = (cp == T(0) ? T(0) : fs * cp) + is * z;
     n[u] = (np == T(0) ? T(0) : fs * np) + is;
     m[u] = mn;
@@ -180,18 +180,18 @@ void SlstmMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::V
       T* dp = dpre_.data() + r * 4 * O;
       for (int64_t u = 0; u < O; ++u) {
         const T dh = dyr[u] + dhr[u];
-        const T o = sigmoid(pre[3 * O + u]), z = std::tanh(pre[2 * O + u]);
+        const T o = sigmoid(pre[3 * O + u]), z = fast_tanh(pre[2 * O + u]);
         const T lf = log_sigmoid(pre[O + u]);
         const T ht = c[u] / n[u];
         dp[3 * O + u] = dh * ht * o * (T(1) - o);
         T dcu = dc[u] + dh * o / n[u];
         T dnu = dn[u] - dh * o * ht / n[u];
         const T mpu = mp ? mp[u] : T(0), cpu = cp ? cp[u] : T(0), npu = np ? np[u] : T(0);
-        const T fs = std::exp(lf + mpu - m[u]), is = std::exp(pre[u] - m[u]);
+        const T fs = fast_exp(lf + mpu - m[u]), is = fast_exp(pre[u] - m[u]);
         dp[2 * O + u] = dcu * is * (T(1) - z * z);
         dp[u] = (dcu * z + dnu) * is;
         const T dlf = (cpu == T(0) ? T(0) : dcu * cpu * fs) + (npu == T(0) ? T(0) : dnu * npu * fs);
-        dp[O + u] = dlf * -std::expm1(lf);
+        dp[O + u] = dlf * sigmoid(-pre[O + u]);  // d log σ(x) / dx = σ(-x)
         dc[u] = dcu * fs;
         dn[u] = dnu * fs;
         if (t == 0 && ds0.data) ds0.data[b * S + 3 * O + u] = dlf;
