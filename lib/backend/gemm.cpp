@@ -206,7 +206,7 @@ void maybe_serial(int64_t m, int64_t n, int64_t k, F&& f) {
 //   even or slower when cold). On AVX2 (x86-64-v3, both libraries capped) the products
 //   alone measured 0.79-1.30x, but in the cells' own step they won: the copy task's
 //   training step (B = 10) took 0.94-0.95x with them on libxsmm (lstm; rel_lstm 0.96-0.97x,
-//   momentum_lstm 0.98x), so the class no longer depends on the ISA.
+//   momentum_lstm 0.97-1.00x), so the class no longer depends on the ISA.
 constexpr int64_t kXsmmMaxSmall = 12;  // the small dimension: k of A^T B, m of A B
 constexpr int64_t kXsmmMaxOther = 512;
 

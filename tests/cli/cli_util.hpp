@@ -46,8 +46,6 @@ inline std::string fresh_dir(const std::string& name) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   std::string dir = ::testing::TempDir() + "seqbench_cli_" + std::to_string(getpid()) + "_" +
                     info->test_suite_name() + "_" + info->name() + "_" + name;
-  for (char& c : dir)
-    if (c == '/' && false) c = '_';
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -232,14 +232,15 @@ void SlstmMixer<T>::step(core::ViewT<const T> x, core::ViewT<T> state, core::Vie
   core::check_shape(x, core::Shape{B, I}, "Slstm.step x");
   core::check_shape(state, core::Shape{B, S}, "Slstm.step state");
   core::check_shape(y, core::Shape{B, O}, "Slstm.step y");
-  core::grow(step_buf_, B * 4 * O);
+  // The pre-activations, then the cell's d floats of scratch: no allocation per token.
+  core::grow(step_buf_, B * 4 * O + d_);
   core::ViewT<T> pre(step_buf_.data(), core::Shape{B, 4 * O});
+  T* acc = step_buf_.data() + B * 4 * O;
   w_.forward(x, pre);
   transpose_r(rt_);
-  std::vector<T> acc(static_cast<size_t>(d_));
   for (int64_t b = 0; b < B; ++b) {
     T* s = state.data + b * S;
-    cell(rt_.data(), acc.data(), pre.data + b * 4 * O, s, s + O, s + 2 * O, s + 3 * O, s + O,
+    cell(rt_.data(), acc, pre.data + b * 4 * O, s, s + O, s + 2 * O, s + 3 * O, s + O,
          s + 2 * O, s + 3 * O, s);
     std::copy_n(s, O, y.data + b * O);
   }
