@@ -598,14 +598,14 @@ bool accuracy_state_figure(PaperFigure& fig, const PaperSpec& paper, const Figur
                        gp_quote(models[m]));
   if (drawn_published > 0) key += ", NaN with points pt 6 ps 2.6 lw 2 lc rgb 'black' title 'published'";
   plot += grid.end(key.empty() ? "NaN notitle" : key);
-  // One x range for every panel (whole decades around all points), so panels compare.
+  // One x range for every panel (log_axis_range around all points), so panels compare.
   double lo = INFINITY, hi = 0;
   for (const auto* points : {&std::as_const(ours), &published})
     for (const auto& p : *points)
       if (p.state_bytes > 0) lo = std::min(lo, p.state_bytes), hi = std::max(hi, p.state_bytes);
   if (!(hi > 0)) lo = 100, hi = 1e6;  // no point has a state size: empty axes of some range
-  const std::string xrange = fmt::format("set xrange [{:g}:{:g}]\n", std::pow(10.0, std::floor(std::log10(lo))),
-                                         std::pow(10.0, std::ceil(std::log10(hi) + 1e-9)));
+  const auto [x0, x1] = log_axis_range(lo, hi);
+  const std::string xrange = fmt::format("set xrange [{:g}:{:g}]\n", x0, x1);
   for (const auto& p : published) unplaced += !std::isfinite(p.state_bytes);
   render(fig, dir, "accuracy_vs_state", dat,
          "set logscale x\nset format x '%.0s%cB'\nset xlabel 'state carried from token to token (bytes)'\n"
@@ -625,6 +625,11 @@ bool accuracy_state_figure(PaperFigure& fig, const PaperSpec& paper, const Figur
 bool attention_scaling_figure(PaperFigure& fig, const std::string& bench_dir, const std::string& dir,
                               const std::string& gnuplot) {
   return attention_figure_in(fig, bench_dir, dir, gnuplot);
+}
+
+std::pair<double, double> log_axis_range(double lo, double hi) {
+  return {std::pow(10.0, std::floor(std::log10(lo) - 0.1)),
+          std::pow(10.0, std::ceil(std::log10(hi) + 0.1))};
 }
 
 PaperFigure build_paper_figure(const PaperSpec& paper, const FigureSpec& f,

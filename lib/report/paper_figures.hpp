@@ -7,6 +7,7 @@
 
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "report/paper_report.hpp"
@@ -25,6 +26,11 @@ PaperFigure build_paper_figure(const PaperSpec& paper, const FigureSpec& figure,
 // fig.status says why nothing was drawn when gnuplot is missing.
 bool attention_scaling_figure(PaperFigure& fig, const std::string& bench_dir, const std::string& dir,
                               const std::string& gnuplot = "gnuplot");
+
+// The x range of a log-scaled axis over values [lo, hi] (lo > 0): whole decades, with at
+// least a tenth of a decade to spare on each side so no marker sits on the frame.
+// (1024, 131072) -> (100, 1e6).
+std::pair<double, double> log_axis_range(double lo, double hi);
 
 // The learning curves of a table's runs (curves.hpp), one figure per sweep directory that
 // has runs with metrics.csv, into <out_dir>/figures/curves_<sweep>[/<size>]; an

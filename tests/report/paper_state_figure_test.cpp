@@ -12,6 +12,7 @@
 #include "core/check.hpp"
 #include "report/csv.hpp"
 #include "report/gnuplot.hpp"
+#include "report/paper_figures.hpp"
 #include "report/paper_report.hpp"
 #include "report/paper_spec.hpp"
 
@@ -132,6 +133,16 @@ TEST(PaperStateFigure, WritesOnePointPerModelSettingAndWidthWithThePapersNumbers
   // The data and script are there to rerun by hand.
   EXPECT_TRUE(fs::exists(s.root + "/report/figures/state/accuracy_vs_state.dat"));
   EXPECT_TRUE(fs::exists(s.root + "/report/figures/state/accuracy_vs_state.gp"));
+}
+
+// The state axis pads every side by at least a tenth of a decade: LRU's fixed 1024-byte
+// state sat on the frame of a range that started at 1 kB.
+TEST(PaperStateFigure, TheLogAxisLeavesRoomPastTheOutermostPoints) {
+  EXPECT_EQ(log_axis_range(1024, 131072), std::make_pair(100.0, 1e6));
+  EXPECT_EQ(log_axis_range(256, 32768), std::make_pair(100.0, 1e5));
+  EXPECT_EQ(log_axis_range(1000, 1000), std::make_pair(100.0, 1e4));
+  EXPECT_EQ(log_axis_range(1500, 70000), std::make_pair(1000.0, 1e5));
+  EXPECT_EQ(log_axis_range(1500, 95000), std::make_pair(1000.0, 1e6));
 }
 
 TEST(PaperStateFigure, DrawsPngAndSvg) {
