@@ -375,16 +375,18 @@ bool less_number_or_text(const std::string& a, const std::string& b) {
 
 // Our points: runs grouped by identity and config (all but the seed), averaged over seeds;
 // of several configs at one identity (a learning-rate grid) the best mean is kept, as
-// Zoology's Figure 2 keeps the best of its learning rates.
-std::vector<StatePoint> our_state_points(const CsvTable& runs) {
+// Zoology's Figure 2 keeps the best of its learning rates. Only the runs that pass `where`.
+std::vector<StatePoint> our_state_points(const CsvTable& runs, const RunWhere& where) {
   for (const char* c : {"run_id", "model", "T", "width", "state_bytes", "final_metric"}) (void)runs.col(c);
   const RunConfigs configs = read_run_configs(runs);
+  const std::vector<bool> wanted = runs_matching(runs, configs, where);
   struct Group {
     StatePoint p;
     std::vector<double> values;
   };
   std::map<std::string, std::map<std::string, Group>> by_identity;  // identity -> signature -> group
   for (size_t r = 0; r < runs.rows.size(); ++r) {
+    if (!wanted[r]) continue;
     std::map<std::string, std::string> setting;
     std::string identity;
     for (const char* k : kStateKeys) {
@@ -484,7 +486,7 @@ bool accuracy_state_figure(PaperFigure& fig, const PaperSpec& paper, const Figur
   const std::string runs_csv = exp_dir + "/runs.csv";
   if (!core::file_exists(runs_csv)) return false;
   const CsvTable runs = read_csv(runs_csv);
-  std::vector<StatePoint> ours = our_state_points(runs);
+  std::vector<StatePoint> ours = our_state_points(runs, f.where);
   if (ours.empty()) return false;
   const auto setting_less = [](const StatePoint& a, const StatePoint& b) {
     for (const char* k : {"task", "T", "model", "vocab", "pairs", "width"}) {

@@ -70,6 +70,34 @@ void key_spec(const YAML::Node& n, const std::string& where, std::string& key, b
   if (name) *name = text(n, "name", where);
 }
 
+// `where: {width: 64, model: [gla, lru]}`: each name with one value or a list of values.
+RunWhere parse_where(const YAML::Node& n, const std::string& where) {
+  RunWhere out;
+  const YAML::Node w = n["where"];
+  if (!w) return out;
+  if (!w.IsMap() || w.size() == 0)
+    throw core::Error(fmt::format(
+        "{}.where: expected a map of runs.csv columns to values, e.g. {{width: 64}} or {{model: [gla, lru]}}",
+        where));
+  for (const auto& kv : w) {
+    const std::string bad =
+        fmt::format("{}.where.{}: expected a value or a list of values", where, kv.first.Scalar());
+    std::vector<std::string> values;
+    if (kv.second.IsScalar()) {
+      values.push_back(kv.second.Scalar());
+    } else if (kv.second.IsSequence() && kv.second.size() > 0) {
+      for (const auto& v : kv.second) {
+        if (!v.IsScalar()) throw core::Error(bad);
+        values.push_back(v.Scalar());
+      }
+    } else {
+      throw core::Error(bad);
+    }
+    out.push_back({kv.first.Scalar(), std::move(values)});
+  }
+  return out;
+}
+
 TableSpec parse_table(const YAML::Node& n, const std::string& where) {
   only_keys(n, {"id", "title", "sweep", "experiment", "row", "rows", "column", "where", "metric",
                 "tolerance", "make", "tune"},
@@ -93,16 +121,7 @@ TableSpec parse_table(const YAML::Node& n, const std::string& where) {
   }
   if (n["column"])
     key_spec(n["column"], where + ".column", t.column_key, t.column_csv, t.column_as, &t.column_name);
-  if (const YAML::Node w = n["where"]) {
-    if (!w.IsMap() || w.size() == 0)
-      throw core::Error(fmt::format("{}.where: expected a map of runs.csv columns to values, e.g. {{width: 64}}",
-                                    where));
-    for (const auto& kv : w) {
-      if (!kv.second.IsScalar())
-        throw core::Error(fmt::format("{}.where.{}: expected one value", where, kv.first.Scalar()));
-      t.where.push_back({kv.first.Scalar(), kv.second.Scalar()});
-    }
-  }
+  t.where = parse_where(n, where);
   const YAML::Node m = n["metric"];
   if (!m) throw core::Error(fmt::format("{}: 'metric' missing", where));
   const std::string mw = where + ".metric";
@@ -134,15 +153,18 @@ TableSpec parse_table(const YAML::Node& n, const std::string& where) {
 }
 
 FigureSpec parse_figure(const YAML::Node& n, const std::string& where) {
-  only_keys(n, {"id", "kind", "title", "sweep", "experiment", "make"}, where);
+  only_keys(n, {"id", "kind", "title", "sweep", "experiment", "make", "where"}, where);
   FigureSpec f{text(n, "id", where, true),    text(n, "kind", where, true),
                text(n, "title", where, true), text(n, "sweep", where),
-               text(n, "experiment", where),  text(n, "make", where)};
+               text(n, "experiment", where),  text(n, "make", where),
+               parse_where(n, where)};
   static const std::set<std::string> kinds{"gradnorm_distance", "gradnorm_heatmap",  "input_gradnorm",
                                            "memory",            "truncation",        "attention_scaling",
                                            "accuracy_vs_state", "weight_gap",        "extrapolation"};
   if (!kinds.count(f.kind))
     throw core::Error(fmt::format("{}.kind: '{}' is not one of: {}", where, f.kind, fmt::join(kinds, ", ")));
+  if (!f.where.empty() && f.kind != "accuracy_vs_state")
+    throw core::Error(fmt::format("{}.where: only accuracy_vs_state figures take it, not {}", where, f.kind));
   if (f.kind != "attention_scaling" && (f.sweep.empty() || f.experiment.empty()))
     throw core::Error(fmt::format("{}: a {} figure needs 'sweep' and 'experiment'", where, f.kind));
   return f;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "report/run_configs.hpp"
+
 namespace seqbench::report {
 
 // One published number, as numbers.yaml records it.
@@ -54,8 +56,9 @@ struct TableSpec {
   std::vector<RowSpec> rows;  // the paper's order; runs with other values follow
   std::string column_key, column_name, column_as;
   bool column_csv = false;
-  // Only runs whose runs.csv columns hold these values ({width: 64}); empty = all runs.
-  std::vector<std::pair<std::string, std::string>> where;
+  // Only runs whose runs.csv columns, or else config keys, hold one of these values
+  // (run_configs.hpp, RunWhere); empty = all runs.
+  RunWhere where;
   // Our number: a runs.csv column, or a column of a CSV in each run directory
   // (metric_file), one value per metric_file_key (then column = "<column>-><key>").
   std::string metric_column, metric_file, metric_file_key;
@@ -80,6 +83,7 @@ struct TableSpec {
 // attention_scaling, accuracy_vs_state or extrapolation (docs/report.md, "Figures").
 struct FigureSpec {
   std::string id, kind, title, sweep, experiment, make;
+  RunWhere where;  // accuracy_vs_state only: which runs it draws (as a table's `where`)
 };
 
 struct PaperSpec {

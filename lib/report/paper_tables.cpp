@@ -76,15 +76,12 @@ void read_runs(const TableSpec& t, const PaperSource& src, std::map<std::string,
   const int c_id = runs.col("run_id");
   // runs.csv columns named by the spec must exist: col() throws naming the file and the
   // columns it has.
-  std::vector<std::pair<int, std::string>> where;
-  for (const auto& [column, value] : t.where) where.push_back({runs.col(column), value});
+  const std::vector<bool> wanted = runs_matching(runs, configs, t.where);
   const int c_row = t.row_csv ? runs.col(t.row_key) : -1;
   const int c_column = t.column_csv ? runs.col(t.column_key) : -1;
   for (size_t r = 0; r < runs.rows.size(); ++r) {
     const auto& cfg = configs[r];
-    bool wanted = true;
-    for (const auto& [c, value] : where) wanted = wanted && runs.rows[r][size_t(c)] == value;
-    if (!wanted) continue;
+    if (!wanted[r]) continue;
     std::string row_value;
     if (t.row_csv) {
       row_value = runs.rows[r][size_t(c_row)];

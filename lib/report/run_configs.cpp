@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -52,6 +53,33 @@ RunConfigs read_run_configs(const CsvTable& runs) {
     if (core::file_exists(path)) configs[r] = flat_config(core::read_file(path), path);
   }
   return configs;
+}
+
+std::vector<bool> runs_matching(const CsvTable& runs, const RunConfigs& configs, const RunWhere& where) {
+  std::vector<bool> keep(runs.rows.size(), true);
+  for (const auto& [name, values] : where) {
+    const bool column = runs.has(name);
+    if (!column && std::none_of(configs.begin(), configs.end(), [&](const auto& c) { return c.count(name) > 0; }))
+      throw core::Error(fmt::format("{}: where: '{}' is neither a column of runs.csv nor a key of any run's config.yaml",
+                                    runs.path, name));
+    const int c = column ? runs.col(name) : -1;
+    for (size_t r = 0; r < runs.rows.size(); ++r) {
+      if (!keep[r]) continue;
+      std::string value;
+      if (column) {
+        value = runs.rows[r][size_t(c)];
+      } else if (r < configs.size()) {
+        const auto it = configs[r].find(name);
+        if (it == configs[r].end()) {
+          keep[r] = false;
+          continue;
+        }
+        value = it->second;
+      }
+      keep[r] = std::find(values.begin(), values.end(), value) != values.end();
+    }
+  }
+  return keep;
 }
 
 }  // namespace seqbench::report

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "core/check.hpp"
 #include "report/csv.hpp"
@@ -169,6 +170,49 @@ TEST(PaperStateFigure, TableRowsAndColumnsComeFromRunsCsvAndWhereKeepsOneWidth) 
   EXPECT_EQ(r.tables[0].lines[0].source, "Table 9, arXiv 2312.00002");
 }
 
+// A list in `where` keeps the runs with any of its values, and only those: the listed rows
+// of a table that compares a setting only some models have (zoology's short convolution).
+TEST(PaperStateFigure, WhereTakesAListOfValues) {
+  std::string report = kReport;
+  const std::string one = "where: {width: 64}";
+  report.replace(report.find(one), one.size(), "where: {width: 64, model: [full, lstm]}");
+  const PaperSpec spec = parse_paper_spec(report, kNumbers, "toy");
+  const RecallSweep s = make_sweep("where_list");
+  const PaperReport r = build(spec, s, "/nonexistent/gnuplot");
+  std::vector<std::string> order;
+  for (const auto& l : r.tables[0].lines) order.push_back(l.row + "@" + l.column + "=" + l.ours);
+  EXPECT_EQ(order, (std::vector<std::string>{"full@32=99.8"}));
+
+  // A name that is no runs.csv column filters on the runs' configs (T = 32: model.d_model
+  // 64 is full and rel4 at width 64) ...
+  report = kReport;
+  report.replace(report.find(one), one.size(), "where: {model.d_model: [64]}");
+  const PaperReport by_config = build(parse_paper_spec(report, kNumbers, "toy"), s, "/nonexistent/gnuplot");
+  order.clear();
+  for (const auto& l : by_config.tables[0].lines) order.push_back(l.row + "@" + l.column + "=" + l.ours);
+  EXPECT_EQ(order, (std::vector<std::string>{"full@32=99.8", "rel4@32=60.0"}));
+  // ... and a name in neither is an error naming the file and the name.
+  report = kReport;
+  report.replace(report.find(one), one.size(), "where: {model.d_modle: 64}");
+  try {
+    (void)build(parse_paper_spec(report, kNumbers, "toy"), s, "/nonexistent/gnuplot");
+    FAIL() << "no error";
+  } catch (const core::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("runs.csv: where: 'model.d_modle' is neither"), std::string::npos) << what;
+  }
+  // The state figure takes the same filter: only full's and lstm's points are drawn.
+  report = kReport;
+  const std::string fig = "sweep: recall, experiment: recall}";
+  report.replace(report.rfind(fig), fig.size(), "sweep: recall, experiment: recall, where: {model: [full, lstm]}}");
+  (void)build(parse_paper_spec(report, kNumbers, "toy"), s, "/nonexistent/gnuplot");
+  const CsvTable csv = read_csv(s.root + "/report/figures/state/accuracy_vs_state.csv");
+  std::set<std::string> models;
+  for (size_t i = 0; i < csv.rows.size(); ++i)
+    if (csv.rows[i][size_t(csv.col("source"))] == "ours") models.insert(csv.rows[i][size_t(csv.col("model"))]);
+  EXPECT_EQ(models, (std::set<std::string>{"full", "lstm"}));
+}
+
 TEST(PaperStateFigure, ARunsCsvWithoutTheFiguresColumnsNamesTheFileAndColumn) {
   const PaperSpec spec = parse_paper_spec(
       "paper: toy\nfigures:\n  - {id: s, kind: accuracy_vs_state, title: S, sweep: recall, experiment: recall}\n", "",
@@ -201,7 +245,12 @@ TEST(PaperStateFigure, MalformedSpecEntriesAreOneLineErrorsNamingFileAndKey) {
             "unknown key 'panel'"},
            {table + "row: {key: model.cell, csv: model}}\n", "tables[0].row: give 'key'"},
            {table + "row: {csv: model}, where: [64]}\n", "tables[0].where: expected a map"},
-           {table + "row: {csv: model}, where: {width: [32, 64]}}\n", "tables[0].where.width: expected one value"},
+           {table + "row: {csv: model}, where: {width: {a: 1}}}\n",
+            "tables[0].where.width: expected a value or a list of values"},
+           {table + "row: {csv: model}, where: {width: []}}\n",
+            "tables[0].where.width: expected a value or a list of values"},
+           {figure + "{id: s, kind: memory, title: S, sweep: recall, experiment: recall, where: {width: 64}}\n",
+            "figures[0].where: only accuracy_vs_state figures take it, not memory"},
        }) {
     try {
       (void)parse_paper_spec(report, "", "configs/papers/toy");
