@@ -21,10 +21,7 @@
 #include <cstdint>
 
 #include "nn/fast_math.hpp"
-
-#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
-#include <immintrin.h>
-#endif
+#include "nn/simd.hpp"
 
 namespace seqbench::nn {
 
@@ -40,57 +37,10 @@ inline void backward_one(T de, T v, T q, T u, T& dv, T& dq, T& du) {
   du += p;
 }
 
-#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
-inline float sum8(__m256 x) {
-  const __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
-  const __m128 h = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  return _mm_cvtss_f32(_mm_add_ss(h, _mm_shuffle_ps(h, h, 1)));
-}
-#endif
-
-#if defined(__AVX512F__)
-// GCC 12.2's _mm512_max_ps/_min_ps and its 256-bit extracts pass an undefined vector as
-// the mask source and set off -Wmaybe-uninitialized; the masked forms with every lane set
-// are the same instructions with a defined source, and the sum goes through memory.
-struct Vec {
-  using R = __m512;
-  static constexpr int kWidth = 16;
-  static R load(const float* p) { return _mm512_loadu_ps(p); }
-  static void store(float* p, R x) { _mm512_storeu_ps(p, x); }
-  static R set1(float x) { return _mm512_set1_ps(x); }
-  static R add(R a, R b) { return _mm512_add_ps(a, b); }
-  static R mul(R a, R b) { return _mm512_mul_ps(a, b); }
-  static R div(R a, R b) { return _mm512_div_ps(a, b); }
-  static R fma(R a, R b, R c) { return _mm512_fmadd_ps(a, b, c); }     // a b + c
-  static R fnma(R a, R b, R c) { return _mm512_fnmadd_ps(a, b, c); }   // c - a b
-  static R max(R a, R b) { return _mm512_mask_max_ps(b, __mmask16(0xffff), a, b); }
-  static R min(R a, R b) { return _mm512_mask_min_ps(b, __mmask16(0xffff), a, b); }
-  static float sum(R x) {
-    alignas(64) float t[16];
-    _mm512_store_ps(t, x);
-    return sum8(_mm256_add_ps(_mm256_load_ps(t), _mm256_load_ps(t + 8)));
-  }
-};
-#elif defined(__AVX2__) && defined(__FMA__)
-struct Vec {
-  using R = __m256;
-  static constexpr int kWidth = 8;
-  static R load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, R x) { _mm256_storeu_ps(p, x); }
-  static R set1(float x) { return _mm256_set1_ps(x); }
-  static R add(R a, R b) { return _mm256_add_ps(a, b); }
-  static R mul(R a, R b) { return _mm256_mul_ps(a, b); }
-  static R div(R a, R b) { return _mm256_div_ps(a, b); }
-  static R fma(R a, R b, R c) { return _mm256_fmadd_ps(a, b, c); }
-  static R fnma(R a, R b, R c) { return _mm256_fnmadd_ps(a, b, c); }
-  static R max(R a, R b) { return _mm256_max_ps(a, b); }
-  static R min(R a, R b) { return _mm256_min_ps(a, b); }
-  static float sum(R x) { return sum8(x); }
-};
-#endif
-
-#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#ifdef SEQBENCH_SIMD
 #define SEQBENCH_ADDITIVE_ENERGY_SIMD 1
+using simd::Vec;
+
 // fast_tanh(float) on a vector, operation for operation.
 inline Vec::R tanh_vec(Vec::R x) {
   const float c = 7.90531110763549805f;

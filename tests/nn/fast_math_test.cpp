@@ -7,6 +7,7 @@
 
 #include "nn/additive_energy.hpp"
 #include "nn/fast_math.hpp"
+#include "nn/mixers/mixer_math.hpp"
 
 namespace seqbench::nn {
 namespace {
@@ -53,7 +54,35 @@ TEST(FastMath, TanhAndSigmoidAbsoluteError) {
   EXPECT_EQ(fast_tanh(-30.0f), -1.0f);
 }
 
+// log1p_unit over its domain [0, 1], down to denormal-sized y where log1p(y) = y, and
+// the softplus and log σ built on it against double libm over a wide range of x.
+TEST(FastMath, Log1pUnitAndTheSoftplusOnIt) {
+  double worst = 0;
+  for (double y : {0.0, 1e-38, 1e-30, 1e-12, 1e-7, 3e-4}) {
+    const double ref = std::log1p(double(float(y)));
+    const double got = log1p_unit(float(y));
+    worst = std::max(worst, ref == 0 ? std::fabs(got) : std::fabs(got - ref) / ref);
+  }
+  for (float y = 0.0f; y <= 1.0f; y += 0.000137f) {
+    const double ref = std::log1p(double(y));
+    if (ref > 0) worst = std::max(worst, std::fabs(double(log1p_unit(y)) - ref) / ref);
+  }
+  EXPECT_LT(worst, 3e-7);
+  EXPECT_EQ(log1p_unit(0.0f), 0.0f);
+  EXPECT_TRUE(std::isnan(log1p_unit(std::numeric_limits<float>::quiet_NaN())));
+  double worst_sp = 0, worst_ls = 0;
+  for (float x = -80.0f; x <= 80.0f; x += 0.00731f) {
+    const double sp = std::max(double(x), 0.0) + std::log1p(std::exp(-std::fabs(double(x))));
+    const double ls = std::min(double(x), 0.0) - std::log1p(std::exp(-std::fabs(double(x))));
+    worst_sp = std::max(worst_sp, std::fabs(double(mixer_math::softplus(x)) - sp) / sp);
+    worst_ls = std::max(worst_ls, std::fabs(double(mixer_math::log_sigmoid(x)) - ls) / std::fabs(ls));
+  }
+  EXPECT_LT(worst_sp, 5e-7);
+  EXPECT_LT(worst_ls, 5e-7);
+}
+
 TEST(FastMath, DoubleIsLibm) {
+  EXPECT_EQ(log1p_unit(0.3), std::log1p(0.3));
   EXPECT_EQ(fast_exp(1.3), std::exp(1.3));
   EXPECT_EQ(fast_tanh(-0.7), std::tanh(-0.7));
 }

@@ -10,6 +10,7 @@
 #include "core/buffer.hpp"
 #include "nn/fast_math.hpp"
 #include "nn/parallel.hpp"
+#include "nn/simd.hpp"
 
 namespace seqbench::nn {
 
@@ -32,18 +33,11 @@ void head_update(int64_t d, const T* src, T* dst, const T* q, const T* k, const 
   for (int64_t i = 0; i < d; ++i) {
     const T* s = src + i * d;
     T* t = dst + i * d;
-    T u = 0;
-#pragma omp simd reduction(+ : u)
-    for (int64_t j = 0; j < d; ++j) u += s[j] * k[j];
+    const T u = dot(d, s, k);
     const T bw = beta * (v[i] - alpha * u);
 #pragma omp simd
     for (int64_t j = 0; j < d; ++j) t[j] = alpha * s[j] + bw * k[j];
-    if (o) {
-      T acc = 0;
-#pragma omp simd reduction(+ : acc)
-      for (int64_t j = 0; j < d; ++j) acc += t[j] * q[j];
-      o[i] = acc;
-    }
+    if (o) o[i] = dot(d, t, q);
   }
 }
 
@@ -323,17 +317,11 @@ void DeltaNetMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core
         for (int64_t i = 0; i < d; ++i) {
           const T* s = Sp + i * d;
           T* g = G + i * d;
-          T u = 0;
-#pragma omp simd reduction(+ : u)
-          for (int64_t j = 0; j < d; ++j) u += s[j] * k[j];
+          const T u = dot(d, s, k);
           const T w = v[i] - alpha * u, doi = dout[i];
-          T gk = 0, gs = 0;
-#pragma omp simd reduction(+ : gk, gs)
-          for (int64_t j = 0; j < d; ++j) {
-            g[j] += doi * q[j];
-            gk += g[j] * k[j];
-            gs += g[j] * s[j];
-          }
+#pragma omp simd
+          for (int64_t j = 0; j < d; ++j) g[j] += doi * q[j];
+          const T gk = dot(d, g, k), gs = dot(d, g, s);
           dalpha += gs - beta * u * gk;
           dbeta += w * gk;
           wdo += w * doi;

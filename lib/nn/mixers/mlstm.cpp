@@ -11,6 +11,7 @@
 #include "nn/fast_math.hpp"
 #include "nn/mixers/mixer_math.hpp"
 #include "nn/parallel.hpp"
+#include "nn/simd.hpp"
 
 namespace seqbench::nn {
 
@@ -39,16 +40,6 @@ struct Ws {
     tmp = st + d * d + d + 1;  // (d)
   }
 };
-
-// A vector reduction (partial sums per lane): without the pragma GCC keeps the source's
-// order and adds one product at a time, which made this the mixer's hottest loop.
-template <class T>
-T dot(const T* a, const T* b, int64_t n) {
-  T s = 0;
-#pragma omp simd reduction(+ : s)
-  for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
-  return s;
-}
 
 }  // namespace
 
@@ -217,8 +208,8 @@ void MlstmMixer<T>::forward(core::ViewT<const T> x, core::ViewT<const T> s0, cor
       for (int64_t t = 0; t < len; ++t) {
         const T* qt = q + t * ld;
         T* num = ht_.data() + (row0 + t) * O + h * d;
-        T den = w.e[t] * dot(ns, qt, d);
-        for (int64_t i = 0; i < d; ++i) num[i] = w.e[t] * dot(Cs + i * d, qt, d);
+        T den = w.e[t] * dot(d, ns, qt);
+        for (int64_t i = 0; i < d; ++i) num[i] = w.e[t] * dot(d, Cs + i * d, qt);
         for (int64_t s = 0; s <= t; ++s) {
           const T pts = w.P[t * len + s];
           den += pts;
@@ -323,7 +314,7 @@ void MlstmMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::V
         const T* dh = z + r * O + h * d;
         T* dO = w.dO + t * d;
         for (int64_t i = 0; i < d; ++i) dO[i] = dh[i] / mu;
-        const T dmu = -dot(dh, ht, d) / mu;
+        const T dmu = -dot(d, dh, ht) / mu;
         w.dA[t] = std::abs(den) > em ? (den > 0 ? dmu : -dmu) : T(0);
       }
       // dP_ts = dnum_t · v_s + dden_t (s <= t): one GEMM, then the row's dden.
@@ -346,7 +337,7 @@ void MlstmMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::V
         const T* vs = v + s * ld;
         T* dvs = dv + s * ld;
         T* dks = dk + s * ld;
-        const T wend = Dl[s] * (dot(vs, dvs, d) + dot(Gn, ks, d));
+        const T wend = Dl[s] * (dot(d, vs, dvs) + dot(d, Gn, ks));
         for (int64_t i = 0; i < d; ++i) dvs[i] *= Dl[s];
         for (int64_t j = 0; j < d; ++j) dks[j] = Dl[s] * (dks[j] + Gn[j]);
         dig[s * 2 * H] = wend;
@@ -354,18 +345,18 @@ void MlstmMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::V
         w.db[s] -= wend;
       }
       // ε_end = e_{L-1} (<G_C, C'_0> + <G_n, n'_0>)
-      w.db[len - 1] += eL * dot(GC, C0, d2 + d);
+      w.db[len - 1] += eL * dot(d2 + d, GC, C0);
       // The state's part of dq_t and ε_t, per token: dq_t = e_t (C'_0^T dnum_t + dden_t n'_0);
       // ε_t = e_t (dnum_t · C'_0 q_t + dden_t n'_0 · q_t).
       for (int64_t t = 0; t < len; ++t) {
         const T* qt = q + t * ld;
         const T* dO = w.dO + t * d;
         T* dqt = dq + t * ld;
-        T eps = w.dA[t] * dot(n0, qt, d);
+        T eps = w.dA[t] * dot(d, n0, qt);
         for (int64_t j = 0; j < d; ++j) dqt[j] = w.dA[t] * n0[j];
         for (int64_t i = 0; i < d; ++i) {
           const T* Ci = C0 + i * d;
-          eps += dO[i] * dot(Ci, qt, d);
+          eps += dO[i] * dot(d, Ci, qt);
           for (int64_t j = 0; j < d; ++j) dqt[j] += dO[i] * Ci[j];
         }
         for (int64_t j = 0; j < d; ++j) dqt[j] *= w.e[t];
@@ -409,7 +400,7 @@ void MlstmMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::V
     if (ds0.data) {
       T* out = ds0.data + b * S + h * hs;
       std::copy_n(GC, d2 + d, out);
-      out[d2 + d] = dot(GC, kept(b, h, 0), d2 + d);  // dm_0 = <G_C, C'_0> + <G_n, n'_0>
+      out[d2 + d] = dot(d2 + d, GC, kept(b, h, 0));  // dm_0 = <G_C, C'_0> + <G_n, n'_0>
     }
     // dk̃ = dk / sqrt(d); df̃ = d log f (1 - σ(f̃)) = d log f (-expm1(log f)).
     for (int64_t t = 0; t < N; ++t) {
@@ -462,10 +453,10 @@ void MlstmMixer<T>::step(core::ViewT<const T> x, core::ViewT<T> state, core::Vie
         for (int64_t j = 0; j < d; ++j) Cs[i * d + j] = fs * Cs[i * d + j] + is * v[i] * k[j];
         ns[i] = fs * ns[i] + is * k[i];
       }
-      const T den = dot(ns, q, d);
+      const T den = dot(d, ns, q);
       const T mu = std::max(std::abs(den), std::exp(-mnew));
       T* z = zb.data + b * O + h * d;
-      for (int64_t i = 0; i < d; ++i) z[i] = sigmoid(ot[i]) * dot(Cs + i * d, q, d) / mu;
+      for (int64_t i = 0; i < d; ++i) z[i] = sigmoid(ot[i]) * dot(d, Cs + i * d, q) / mu;
     }
   out_.forward(zb, y);
 }

@@ -12,6 +12,7 @@
 #include "core/check.hpp"
 #include "nn/fast_math.hpp"
 #include "nn/parallel.hpp"
+#include "nn/simd.hpp"
 
 namespace seqbench::nn {
 
@@ -40,14 +41,9 @@ void scan_token(int64_t E, int64_t N, const T* A, const T* D, const T* hp, T* h,
     const T* ae = A + e * N;
     const T* hpe = hp + e * N;
     T* he = h + e * N;
-    T acc = 0;
-#pragma omp simd reduction(+ : acc)
-    for (int64_t n = 0; n < N; ++n) {
-      const T v = fast_exp(d * ae[n]) * hpe[n] + du * bv[n];
-      he[n] = v;
-      acc += cv[n] * v;
-    }
-    if (y) y[e] = acc + D[e] * u[e];
+#pragma omp simd
+    for (int64_t n = 0; n < N; ++n) he[n] = fast_exp(d * ae[n]) * hpe[n] + du * bv[n];
+    if (y) y[e] = dot(N, cv, he) + D[e] * u[e];
   }
 }
 
@@ -121,8 +117,8 @@ typename SelectiveScan<T>::Sizes SelectiveScan<T>::sizes(int64_t B, int64_t L) c
   s.forward = BL * (2 * E + 5 * E + P) + B * s.chunks * E * N + B * state_size() + E * N;
   // du, dxz, dxdbl.
   s.backward = BL * (3 * E + P);
-  // Recomputed chunk states, h / dh, dA, dD, dw_c, db_c.
-  s.slot = s.lc * E * N + 2 * E * N + 2 * E + E * k_;
+  // Recomputed chunk states, h / dh, dA, dD, dw_c, db_c; two rows of N for one channel.
+  s.slot = s.lc * E * N + 2 * E * N + 2 * E + E * k_ + 2 * N;
   s.slots = std::max(1, omp_get_max_threads());
   return s;
 }
@@ -252,6 +248,8 @@ void SelectiveScan<T>::scan_backward_row(int64_t b, T* slot, T* ds0) {
   T* dh = hs + lc * EN;
   T* dA = dh + EN;
   T* dD = dA + EN;
+  T* gn = slot + lc * EN + 2 * EN + 2 * E + E * k_;  // past dD, dw_c, db_c: (N) twice
+  T* gan = gn + N;
   const T* A = a_.data();
   const T* D = d_->value;
   std::fill_n(dh, EN, T(0));
@@ -286,19 +284,21 @@ void SelectiveScan<T>::scan_backward_row(int64_t b, T* slot, T* ds0) {
         const T* hpe = hp + e * N;
         T* dhe = dh + e * N;
         T* dae = dA + e * N;
-        T dd = 0, dus = 0;
-#pragma omp simd reduction(+ : dd, dus)
+        // The two sums over n (dd, dus) are dot products of rows kept in gn and gan.
+#pragma omp simd
         for (int64_t n = 0; n < N; ++n) {
           const T a = fast_exp(d * ae[n]);
           const T g = dhe[n] + cv[n] * dy;  // dL/dh_t in full
           dcv[n] += dy * he[n];
           const T ga = g * hpe[n] * a;  // dL/d(Δ A)
-          dd += ga * ae[n] + g * bv[n] * ue;
           dae[n] += ga * d;
           dbv[n] += g * du_coef;
-          dus += g * bv[n];
+          gn[n] = g;
+          gan[n] = ga;
           dhe[n] = g * a;  // dL/dh_{t-1}, less its own output's term
         }
+        const T dus = dot(N, gn, bv);
+        const T dd = dot(N, gan, ae) + dus * ue;
         dD[e] += dy * ue;
         du[e] = D[e] * dy + dus * d;
         dyv[e] = dd * -std::expm1(-d);  // softplus' = σ(pre) = 1 - exp(-Δ)

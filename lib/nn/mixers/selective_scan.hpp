@@ -37,7 +37,8 @@
 // Backward workspaces: du (E per token), dxz (2E per token), dxdbl (P per token), and per
 //   OpenMP thread (omp_get_max_threads() slots): the chunk's recomputed states
 //   (min(chunk, L), E, N), dh (E, N) (h in forward), and the thread's parameter-gradient
-//   sums dA (E, N), dD (E), dw_c (E, K), db_c (E), added in thread order at the end.
+//   sums dA (E, N), dD (E), dw_c (E, K), db_c (E), added in thread order at the end, and two
+//   rows of N for one channel's terms.
 //
 // Backward (dout (B, L, O) given; all sums over tokens and rows):
 //   dg = dout W_out, dW_out += dout^T g
