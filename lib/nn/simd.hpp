@@ -1,6 +1,7 @@
 // A small vector type over AVX-512 or AVX2+FMA floats, for the few loops whose vector
 // form GCC does not find or makes slow (nn/additive_energy.hpp, and the dot products
-// below), and `dot`, a dot product whose lanes are added as a tree.
+// below): `dot`, a dot product whose lanes are added as a tree, and `add_rows`, a sum of
+// scaled rows kept in registers.
 //
 // Why `dot` and not `#pragma omp simd reduction(+ : s)`: GCC 12 ends such a loop by
 // storing the vector of partial sums and adding its lanes one at a time, in order (16
@@ -103,6 +104,57 @@ inline float dot<float>(int64_t n, const float* a, const float* b) {
   float s = Vec::sum(Vec::add(acc0, acc1));
   for (; i < n; ++i) s += a[i] * b[i];
   return s;
+}
+#endif
+
+// y[j] += Σ_k coef[k] row_k[j] for j < n, with row_k = base + k stride, each element's
+// terms added in order k = 0..K-1 (one multiply-add each, as `y[j] += row[j] * c` compiles).
+// The float form keeps up to four vectors of y in registers across all K rows instead of
+// loading and storing y once per row (sLSTM's per-head R h and Rᵀ dpre, K = n = 64 and
+// less, where that traffic was most of the mixer's time).
+template <class T>
+inline void add_rows(int64_t n, int64_t K, const T* base, int64_t stride, const T* coef, T* y) {
+  for (int64_t k = 0; k < K; ++k) {
+    const T* row = base + k * stride;
+    const T c = coef[k];
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) y[j] += row[j] * c;
+  }
+}
+
+#ifdef SEQBENCH_SIMD
+template <>
+inline void add_rows<float>(int64_t n, int64_t K, const float* base, int64_t stride,
+                            const float* coef, float* y) {
+  using simd::Vec;
+  constexpr int W = Vec::kWidth;
+  int64_t j = 0;
+  for (; j + 4 * W <= n; j += 4 * W) {
+    Vec::R a0 = Vec::load(y + j), a1 = Vec::load(y + j + W), a2 = Vec::load(y + j + 2 * W),
+           a3 = Vec::load(y + j + 3 * W);
+    for (int64_t k = 0; k < K; ++k) {
+      const float* row = base + k * stride + j;
+      const Vec::R c = Vec::set1(coef[k]);
+      a0 = Vec::fma(Vec::load(row), c, a0);
+      a1 = Vec::fma(Vec::load(row + W), c, a1);
+      a2 = Vec::fma(Vec::load(row + 2 * W), c, a2);
+      a3 = Vec::fma(Vec::load(row + 3 * W), c, a3);
+    }
+    Vec::store(y + j, a0);
+    Vec::store(y + j + W, a1);
+    Vec::store(y + j + 2 * W, a2);
+    Vec::store(y + j + 3 * W, a3);
+  }
+  for (; j + W <= n; j += W) {
+    Vec::R a = Vec::load(y + j);
+    for (int64_t k = 0; k < K; ++k) a = Vec::fma(Vec::load(base + k * stride + j), Vec::set1(coef[k]), a);
+    Vec::store(y + j, a);
+  }
+  for (; j < n; ++j) {
+    float a = y[j];
+    for (int64_t k = 0; k < K; ++k) a = __builtin_fmaf(base[k * stride + j], coef[k], a);
+    y[j] = a;
+  }
 }
 #endif
 

@@ -10,6 +10,7 @@
 #include "core/check.hpp"
 #include "nn/fast_math.hpp"
 #include "nn/mixers/mixer_math.hpp"
+#include "nn/simd.hpp"
 
 namespace seqbench::nn {
 
@@ -75,17 +76,14 @@ void SlstmMixer<T>::cell(const T* rt, T* acc, T* pre, const T* hprev, const T* c
     for (int64_t g = 0; g < 4; ++g)
       for (int64_t hd = 0; hd < H; ++hd) {
         std::fill_n(acc, d, T(0));
-        const T* hp = hprev + hd * d;
-        for (int64_t j = 0; j < d; ++j) {
-          const T* col = rt + ((g * H + hd) * d + j) * d;
-          const T hj = hp[j];
-#pragma omp simd
-          for (int64_t i = 0; i < d; ++i) acc[i] += col[i] * hj;
-        }
+        add_rows(d, d, rt + (g * H + hd) * d * d, d, hprev + hd * d, acc);
         T* pg = pre + g * O + hd * d;
 #pragma omp simd
         for (int64_t i = 0; i < d; ++i) pg[i] += acc[i];
       }
+  // Units are independent (c, n, m may be cprev's, nprev's, mprev's memory: each unit
+  // reads its own before writing it).
+#pragma omp simd
   for (int64_t u = 0; u < O; ++u) {
     const T ig = pre[u], lf = log_sigmoid(pre[O + u]);
     const T z = fast_tanh(pre[2 * O + u]), o = sigmoid(pre[3 * O + u]);
@@ -178,6 +176,7 @@ void SlstmMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::V
       const T* mp = t > 0 ? m_.data() + (r - 1) * O : (st ? st + 3 * O : nullptr);
       const T* dyr = dy.data + r * O;
       T* dp = dpre_.data() + r * 4 * O;
+#pragma omp simd
       for (int64_t u = 0; u < O; ++u) {
         const T dh = dyr[u] + dhr[u];
         const T o = sigmoid(pre[3 * O + u]), z = fast_tanh(pre[2 * O + u]);
@@ -202,12 +201,7 @@ void SlstmMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core::V
         T* dst = dhr + h * d;
         std::fill_n(dst, d, T(0));
         for (int64_t g = 0; g < 4; ++g)
-          for (int64_t i = 0; i < d; ++i) {
-            const T* row = R + (g * O + h * d + i) * d;
-            const T coef = dp[g * O + h * d + i];
-#pragma omp simd
-            for (int64_t j = 0; j < d; ++j) dst[j] += row[j] * coef;
-          }
+          add_rows(d, d, R + (g * O + h * d) * d, d, dp + g * O + h * d, dst);
       }
     }
     if (ds0.data) {
