@@ -221,7 +221,7 @@ void DeltaNetMixer<T>::forward(core::ViewT<const T> x, core::ViewT<const T> s0, 
 template <class T>
 int64_t DeltaNetMixer<T>::workspace_per_thread(int64_t N) const {
   const int64_t d = d_;
-  return (std::min(chunk_, N) + 1) * d * d + 2 * d;
+  return (std::min(chunk_, N) + 1) * d * d + 5 * d;
 }
 
 template <class T>
@@ -288,6 +288,9 @@ void DeltaNetMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core
     T* states = G + d2;  // states[j] = S before token t0 + j
     T* dq = states + std::min(C, N) * d2;
     T* dk = dq + d;
+    T* cg = dk + d;  // per state row i: β w_i, -α β (g_i·k), α dout_i
+    T* cs = cg + d;
+    T* cq = cs + d;
     std::fill_n(G, d2, T(0));
     const T A_h = std::exp(a_log_->value[h]), bias_h = dt_bias_->value[h];
     for (int64_t c = nC - 1; c >= 0; --c) {
@@ -314,6 +317,7 @@ void DeltaNetMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core
         std::fill_n(dq, d, T(0));
         std::fill_n(dk, d, T(0));
         T dalpha = 0, dbeta = 0, wdo = 0;
+        // Per state row i: G_i += dout_i q (dL/dS_t in full), then the row's scalars.
         for (int64_t i = 0; i < d; ++i) {
           const T* s = Sp + i * d;
           T* g = G + i * d;
@@ -325,14 +329,21 @@ void DeltaNetMixer<T>::backward(core::ViewT<const T> dy, core::ViewT<T> dx, core
           dalpha += gs - beta * u * gk;
           dbeta += w * gk;
           wdo += w * doi;
-          const T bw = beta * w, abgk = alpha * beta * gk, adoi = alpha * doi;
-#pragma omp simd
-          for (int64_t j = 0; j < d; ++j) {
-            dk[j] += bw * g[j] - abgk * s[j];
-            dq[j] += adoi * s[j];
-            g[j] = alpha * (g[j] - beta * gk * k[j]);
-          }
+          cg[i] = beta * w;
+          cs[i] = -alpha * beta * gk;
+          cq[i] = alpha * doi;
           v[i] = beta * gk;  // dv
+        }
+        // dk = Σ_i β w_i G_i - α β (G_i·k) S_i, dq = Σ_i α dout_i S_i: sums of rows.
+        add_rows(d, d, G, d, cg, dk);
+        add_rows(d, d, Sp, d, cs, dk);
+        add_rows(d, d, Sp, d, cq, dq);
+        // dL/dS_{t-1} = α (G - β (G k) kᵀ).
+        for (int64_t i = 0; i < d; ++i) {
+          T* g = G + i * d;
+          const T bgk = v[i];
+#pragma omp simd
+          for (int64_t j = 0; j < d; ++j) g[j] = alpha * (g[j] - bgk * k[j]);
         }
         for (int64_t j = 0; j < d; ++j) dq[j] += beta * wdo * k[j];
         // Through l2n and silu to the projections (written over them in P).

@@ -56,7 +56,7 @@
 //   with short_conv: the convolution's input and pre-activation (B N, 3O) each
 //   final (B, S)
 // Backward recomputes the states inside each chunk from its checkpoint, per (b, h), into
-// a per-thread workspace of (min(C, N) + 1) d² + 2d (omp_get_max_threads() of them).
+// a per-thread workspace of (min(C, N) + 1) d² + 5d (omp_get_max_threads() of them).
 // estimate_bytes(B, N) is all of that. step() keeps its own (B, 8O + 4H) rows, which are
 // counted in held_bytes() once step() has run (the estimate covers forward + backward).
 // Backward consumes the caches: one backward per forward.
