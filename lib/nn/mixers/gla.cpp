@@ -12,6 +12,7 @@
 #include "core/check.hpp"
 #include "nn/fast_math.hpp"
 #include "nn/parallel.hpp"
+#include "nn/simd.hpp"
 
 namespace seqbench::nn {
 
@@ -150,9 +151,7 @@ void GatedRetention<T, Gated>::prepare_chunk(Workspace& w, int64_t h, int64_t le
     for (int64_t t = 0; t < len; ++t) {
       std::copy_n(q + t * ld, d, e);
       for (int64_t s = t; s >= 0; --s) {
-        T acc = 0;
-        for (int64_t i = 0; i < d; ++i) acc += e[i] * k[s * ld + i];
-        P[t * len + s] = acc;
+        P[t * len + s] = dot(d, e, k + s * ld);
         for (int64_t i = 0; i < d; ++i) e[i] *= al[s * d + i];
       }
       std::fill(P + t * len + t + 1, P + (t + 1) * len, T(0));
@@ -339,11 +338,7 @@ void GatedRetention<T, Gated>::backward(core::ViewT<const T> dy, core::ViewT<T> 
       T* dlam = w.vec.data();
       if constexpr (Gated) {
         // dΛ = Λ ⊙ rowsum(S0 ⊙ G) + Σ_s k_s ⊙ dk_s (state part)
-        for (int64_t i = 0; i < d; ++i) {
-          T acc = 0;
-          for (int64_t j = 0; j < d; ++j) acc += S0[i * d + j] * G[i * d + j];
-          dlam[i] = lam[i] * acc;
-        }
+        for (int64_t i = 0; i < d; ++i) dlam[i] = lam[i] * dot(d, S0 + i * d, G + i * d);
         for (int64_t s = 0; s < len; ++s)
           for (int64_t i = 0; i < d; ++i) dlam[i] += k[s * ld + i] * dk[s * ld + i];
       }
