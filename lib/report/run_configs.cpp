@@ -57,7 +57,10 @@ RunConfigs read_run_configs(const CsvTable& runs) {
 
 std::vector<bool> runs_matching(const CsvTable& runs, const RunConfigs& configs, const RunWhere& where) {
   std::vector<bool> keep(runs.rows.size(), true);
-  for (const auto& [name, values] : where) {
+  for (const auto& filter : where) {
+    // Named, not a structured binding: clang 14 does not let a lambda capture one.
+    const std::string& name = filter.first;
+    const std::vector<std::string>& values = filter.second;
     const bool column = runs.has(name);
     if (!column && std::none_of(configs.begin(), configs.end(), [&](const auto& c) { return c.count(name) > 0; }))
       throw core::Error(fmt::format("{}: where: '{}' is neither a column of runs.csv nor a key of any run's config.yaml",
