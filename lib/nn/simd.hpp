@@ -8,8 +8,9 @@
 // dependent scalar adds for a 512-bit float vector). For a dot product of 16 to 64
 // elements, which the mixers take once per state row and token (mamba's d_state, a
 // DeltaNet or mLSTM head's width), that tail is most of the work (docs/performance.md,
-// section 15). Here the lanes are added pairwise. The sum's order is fixed by this code,
-// not by the compiler, so a build gives the same result on any thread count.
+// section 15). Here the lanes are added pairwise. The sum's order is fixed by this code
+// for a given vector width (AVX-512 and AVX2 builds differ in the last bits), not left to
+// the compiler.
 // SEQBENCH_SIMD is defined where Vec exists (AVX-512, or AVX2 with FMA); other builds,
 // and double, take the plain loop.
 #pragma once
