@@ -11,6 +11,7 @@
 #include "core/buffer.hpp"
 #include "core/check.hpp"
 #include "nn/attention/kinds.hpp"
+#include "nn/simd.hpp"
 
 namespace seqbench::nn {
 
@@ -23,13 +24,6 @@ namespace {
 // Reformer's score for a token's own key under shared QK: low enough that any other
 // visible key wins, finite so that a token with nothing else still attends to itself.
 constexpr double kSelfMask = -1e5;
-
-template <class T>
-T dot(const T* a, const T* b, int64_t n) {
-  T s = 0;
-  for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
-  return s;
-}
 
 // dst rows i = src rows idx[i] (n_rows of d).
 template <class T>
@@ -138,7 +132,7 @@ const T* Attention<T>::bias_row(int64_t s) const {
 template <class T>
 T Attention<T>::self_score(const T* qrow, const T* krow, const T* bh) const {
   if (cfg_.shared_qk) return static_cast<T>(kSelfMask);
-  T v = scale_ * dot(qrow, krow, dim_);
+  T v = scale_ * dot(dim_, qrow, krow);
   if (bh) v += bh[bias_bucket(0, 0)];
   return v;
 }
@@ -408,7 +402,7 @@ void Attention<T>::backward_slice(int64_t s, const T* ddst, T* dq, T* dk, T* dv,
     std::fill(tb, tb + N, T(0));
     for (int64_t o = 0; o < nocc; ++o) {
       const int32_t t = st.q[o];
-      occ_d[o] = dot(ddst + t * D, oocc + o * D, D);
+      occ_d[o] = dot(D, ddst + t * D, oocc + o * D);
       tb[t] += w[o] * occ_d[o];
     }
     for (int64_t o = 0; o < nocc; ++o) {
@@ -418,7 +412,7 @@ void Attention<T>::backward_slice(int64_t s, const T* ddst, T* dq, T* dk, T* dv,
     }
   } else {
     for (int64_t o = 0; o < nocc; ++o) {
-      occ_d[o] = w[o] * dot(ddst + st.q[o] * D, oocc + o * D, D);
+      occ_d[o] = w[o] * dot(D, ddst + st.q[o] * D, oocc + o * D);
       occ_dlse[o] = 0;
     }
   }
@@ -481,7 +475,7 @@ void Attention<T>::backward_slice(int64_t s, const T* ddst, T* dq, T* dk, T* dv,
         const int32_t t = qt[i];
         const T ps = std::exp(self_score(Q + t * D, K + t * D, bh) - l);
         const T* dorow = dog + i * D;
-        const T ds = ps * (dot(dorow, V + t * D, D) + shift);
+        const T ds = ps * (dot(D, dorow, V + t * D) + shift);
         for (int64_t j = 0; j < D; ++j) dv[t * D + j] += ps * dorow[j];
         if (!cfg_.shared_qk) {
           for (int64_t j = 0; j < D; ++j) {
