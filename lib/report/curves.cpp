@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -81,7 +82,13 @@ std::pair<Panels, GnuplotFigure> curves_layout(const std::vector<CurveGroup>& gr
   return {panels, fig};
 }
 
-// Above this many configs// Above this many configs a sweep's curves take the compact form (curves.hpp).
+// A panel title longer than `most` characters in a smaller font rather than past its panel;
+// the others name the default font, since gnuplot keeps a title's font until told.
+std::string title_font(const std::string& title, size_t most) {
+  return title.size() > most ? " font ',8'" : " font ''";
+}
+
+// Above this many configs a sweep's curves take the compact form (curves.hpp).
 constexpr size_t kRowsPerConfigMax = 12;
 
 // The keys that split the groups sharing a run label, per label.
@@ -197,7 +204,7 @@ DrawnFigure draw_curves_by(const std::string& dir, const std::string& title,
     }
     fig.plot += panels.panel(k++);
     fig.plot += fmt::format("set title {}{}\nset ylabel {}\nunset logscale y\nset format y '%g'\n", gp_quote(name),
-                            name.size() > 48 ? " font ',8'" : "", gp_quote(metric));
+                            title_font(name, 48), gp_quote(metric));
     // Accuracies (fractions) on one scale, so that a flat line near chance does not fill
     // a panel.
     fig.plot += fraction ? "set yrange [0:1]\n" : "set yrange [*:*]\n";
@@ -215,7 +222,31 @@ DrawnFigure draw_curves_by(const std::string& dir, const std::string& title,
 
 }  // namespace
 
+void hold_after_target(std::vector<RunCurves>& seeds) {
+  const auto series = [](RunCurves& r) {
+    return std::array<Samples*, 4>{&r.train_loss, &r.valid_loss, &r.train_metric, &r.valid_metric};
+  };
+  for (size_t k = 0; k < 4; ++k) {
+    std::set<double> xs;
+    for (auto& s : seeds)
+      for (const auto& p : *series(s)[k]) xs.insert(p.first);
+    for (auto& s : seeds) {
+      Samples& v = *series(s)[k];
+      if (!s.stopped_at_target || v.empty()) continue;
+      const auto [last_x, last_y] = v.back();
+      for (auto it = xs.upper_bound(last_x); it != xs.end(); ++it) {
+        v.push_back({*it, last_y});
+        s.held = true;
+      }
+    }
+  }
+}
+
 std::string curves_caption(const std::vector<CurveGroup>& groups) {
+  bool held = false;
+  for (const auto& g : groups)
+    for (const auto& s : g.seeds) held |= s.held;
+  const std::string hold = held ? "; a run that stopped at its target keeps its last value after it" : "";
   if (const auto key = line_key(groups)) {
     std::set<std::string> captions;
     bool validation = true, any_train = false;
@@ -226,11 +257,11 @@ std::string curves_caption(const std::vector<CurveGroup>& groups) {
     }
     std::string bands;
     for (const auto& c : captions) bands += (bands.empty() ? "" : "; ") + c;
-    return fmt::format("one panel per setting, one line per {}: {} {} against updates ({})", *key,
+    return fmt::format("one panel per setting, one line per {}: {} {} against updates ({}){}", *key,
                        any_train ? "the validation (else training)" : "the validation",
-                       groups.front().seeds.front().metric, bands);
+                       groups.front().seeds.front().metric, bands, hold);
   }
-  return "one row per config: loss and metric against updates, train and validation";
+  return "one row per config: loss and metric against updates, train and validation" + hold;
 }
 
 RunCurves load_run_curves(const std::string& run_dir) {
@@ -272,10 +303,13 @@ std::vector<CurveGroup> experiment_curve_groups(const std::string& exp_dir) {
     g.label = label;
     g.base = label;
     g.seeds.push_back(load_run_curves(run));
+    if (runs.has("updates_to_target"))
+      g.seeds.back().stopped_at_target = value_of(runs.rows[r][size_t(runs.col("updates_to_target"))]) >= 0;
   }
   std::vector<CurveGroup> out;
   std::vector<const std::map<std::string, std::string>*> cfgs;  // each group's config
   for (auto& [key, g] : by_config) {
+    hold_after_target(g.seeds);
     g.config = configs[first_row.at(key)];
     out.push_back(std::move(g));
     cfgs.push_back(&configs[first_row.at(key)]);
@@ -326,8 +360,8 @@ DrawnFigure draw_curves(const std::string& dir, const std::string& title,
       fig.plot += panels.panel(k++);
       const std::string panel_title = fmt::format("{}: {} ({})", g.label, what, band_caption(t.empty() ? v : t));
       // A long title (a label with its sweep keys) in a smaller font rather than past the panel.
-      fig.plot += fmt::format("set title {}{}\nset ylabel {}\n", gp_quote(panel_title),
-                              panel_title.size() > 64 ? " font ',8'" : "", gp_quote(what));
+      fig.plot += fmt::format("set title {}{}\nset ylabel {}\n", gp_quote(panel_title), title_font(panel_title, 64),
+                              gp_quote(what));
       fig.plot += wants_log(t, v) ? log_axis("y") : "unset logscale y\nset format y '%g'\n";
       fig.plot += "plot " + (clauses.empty() ? std::string("NaN notitle") : clauses) + "\n";
     }

@@ -24,7 +24,15 @@ struct RunCurves {
   std::string dir, label;
   std::string metric;  // metrics.csv's fourth column: accuracy, bpc, ...
   Samples train_loss, valid_loss, train_metric, valid_metric;  // (update, value)
+  bool stopped_at_target = false;  // it stopped on reaching train.target (runs.csv updates_to_target >= 0)
+  bool held = false;               // hold_after_target extended it
 };
+
+// Seeds of one config: a seed that stopped on reaching its target keeps its last value at
+// the later updates of the other seeds, in each of its four series, and is marked held.
+// Without it the band after the stop averages only the seeds that had not yet converged,
+// and the mean falls as the good seeds leave.
+void hold_after_target(std::vector<RunCurves>& seeds);
 
 // Reads RUN/metrics.csv. Throws core::Error naming the file when it is missing or is not
 // a metrics file (no step, split and loss columns).
@@ -39,7 +47,8 @@ struct CurveGroup {
 };
 
 // The groups of an experiment directory: its runs.csv's rows whose directory holds a
-// metrics.csv, grouped by label and config (run_configs.hpp), sorted by label.
+// metrics.csv, grouped by label and config (run_configs.hpp), sorted by label; each
+// group's seeds through hold_after_target.
 std::vector<CurveGroup> experiment_curve_groups(const std::string& exp_dir);
 
 // Writes DIR/curves.{dat,gp} and draws curves.png and .svg: one row of panels (loss,

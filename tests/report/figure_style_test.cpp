@@ -10,6 +10,7 @@
 #include <fstream>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include "core/fs.hpp"
 #include "report/bands.hpp"
@@ -147,6 +148,8 @@ TEST(FigureStyle, ALearningRateGridDrawsOnePanelPerSettingAndALinePerRate) {
   EXPECT_LT(gp.find("lr = 0.00215'"), gp.find("lr = 0.01'"));
   // Panels in natural order: width 64 before 128.
   EXPECT_LT(gp.find("'full [width=64]'"), gp.find("'full [width=128]'"));
+  // A short title names the default font: gnuplot would keep a long one's smaller font.
+  EXPECT_NE(gp.find("set title 'full [width=64]' font ''\n"), std::string::npos) << gp;
   // Twelve configs or fewer keep a row per config.
   groups.resize(12);
   EXPECT_EQ(curves_caption(groups), "one row per config: loss and metric against updates, train and validation");
@@ -173,6 +176,48 @@ TEST(FigureStyle, LearningCurvesHaveOnePanelRowPerConfigAndOneKey) {
   // Four panels without a key, then the figure's one key, in the PNG and again in the SVG.
   EXPECT_EQ(count("unset key"), 8u) << gp;
   EXPECT_EQ(count("set key inside"), 2u) << gp;
+}
+
+// Three seeds of one config as a sweep leaves them: s1 stops at its target after 1000
+// updates, s2 runs the whole budget, s3 was interrupted at 500. Only s1 is carried to the
+// later updates, so the mean there does not fall as the converged seed leaves.
+TEST(FigureStyle, ASeedThatStoppedAtItsTargetKeepsItsLastValueInTheBand) {
+  TempDir root;
+  const std::string exp = root / "recall";
+  const std::vector<std::tuple<std::string, int, std::string>> seeds{
+      {"gla-s1", 1000, "1000"}, {"gla-s2", 1500, "-1"}, {"gla-s3", 500, "-1"}};
+  std::string rows = "run_id,experiment,label,seed,status,updates_to_target\n";
+  for (const auto& [id, last, to_target] : seeds) {
+    core::make_dirs(exp + "/" + id);
+    core::write_file_atomic(exp + "/" + id + "/config.yaml",
+                            fmt::format("label: gla\ntrain: {{seed: {}}}\n", id.back()));
+    std::string csv = "step,split,loss,acc\n";
+    for (int step = 500; step <= last; step += 500)
+      csv += fmt::format("{},train,{},{}\n{},valid,{},{}\n", step, 2.0 / step, id == "gla-s1" ? step / 1000.0 : 0.25,
+                         step, 2.0 / step, id == "gla-s1" ? step / 1000.0 : 0.25);
+    core::write_file_atomic(exp + "/" + id + "/metrics.csv", csv);
+    rows += fmt::format("{},recall,gla,{},finished,{}\n", id, id.back(), to_target);
+  }
+  core::write_file_atomic(exp + "/runs.csv", rows);
+  const std::vector<CurveGroup> groups = experiment_curve_groups(exp);
+  ASSERT_EQ(groups.size(), 1u);
+  ASSERT_EQ(groups[0].seeds.size(), 3u);
+  std::vector<Samples> valid;
+  for (const auto& s : groups[0].seeds) {
+    valid.push_back(s.valid_metric);
+    const bool first = s.dir.ends_with("gla-s1");
+    EXPECT_EQ(s.stopped_at_target, first) << s.dir;
+    EXPECT_EQ(s.held, first) << s.dir;
+    EXPECT_EQ(s.valid_metric.size(), first ? 3u : s.dir.ends_with("gla-s2") ? 3u : 1u) << s.dir;
+  }
+  const std::vector<BandPoint> band = mean_band(valid);
+  ASSERT_EQ(band.size(), 3u);
+  EXPECT_EQ(band[2].x, 1500);
+  EXPECT_EQ(band[2].n, 2) << "s1 held at 1.0, s2 at 0.25; s3 stopped without reaching the target";
+  EXPECT_DOUBLE_EQ(band[2].mean, 0.625);
+  EXPECT_EQ(curves_caption(groups),
+            "one row per config: loss and metric against updates, train and validation; a run that stopped at "
+            "its target keeps its last value after it");
 }
 
 // A toy paper with Miller & Hardt's Figure 1(a) and 1(b) and a Zoology-style figure with
