@@ -82,6 +82,18 @@ std::pair<Panels, GnuplotFigure> curves_layout(const std::vector<CurveGroup>& gr
   return {panels, fig};
 }
 
+// Every seed's metric is an accuracy between 0 and 1: drawn on [0, 1], linear, so that a
+// flat line near chance does not fill a panel and a climb from 0.001 is not a log axis.
+bool accuracy_fraction(const CurveGroup& g) {
+  for (const auto& run : g.seeds) {
+    if (run.metric != "acc" && run.metric != "accuracy") return false;
+    for (const Samples* m : {&run.train_metric, &run.valid_metric})
+      for (const auto& p : *m)
+        if (p.second < 0 || p.second > 1 + 1e-9) return false;  // a mean of 1.0 may round above it
+  }
+  return true;
+}
+
 // A panel title longer than `most` characters in a smaller font rather than past its panel;
 // the others name the default font, since gnuplot keeps a title's font until told.
 std::string title_font(const std::string& title, size_t most) {
@@ -181,13 +193,8 @@ DrawnFigure draw_curves_by(const std::string& dir, const std::string& title,
   std::stable_sort(panel_names.begin(), panel_names.end(), natural_less);
   auto [panels, fig] = curves_layout(groups, int((panel_names.size() + 2) / 3), 3, 1500, 300, 4);
   std::string dat, metric;
-  bool fraction = true;  // an accuracy between 0 and 1 in every run
-  for (const auto& g : groups)
-    for (const auto& run : g.seeds) {
-      fraction &= run.metric == "acc" || run.metric == "accuracy";
-      for (const Samples* m : {&run.train_metric, &run.valid_metric})
-        for (const auto& p : *m) fraction &= !(p.second < 0 || p.second > 1);
-    }
+  bool fraction = true;
+  for (const auto& g : groups) fraction &= accuracy_fraction(g);
   int index = 0, k = 0;
   fig.plot = panels.begin(fmt::format("{}: one line per {}", title, key));
   for (const auto& name : panel_names) {
@@ -205,8 +212,6 @@ DrawnFigure draw_curves_by(const std::string& dir, const std::string& title,
     fig.plot += panels.panel(k++);
     fig.plot += fmt::format("set title {}{}\nset ylabel {}\nunset logscale y\nset format y '%g'\n", gp_quote(name),
                             title_font(name, 48), gp_quote(metric));
-    // Accuracies (fractions) on one scale, so that a flat line near chance does not fill
-    // a panel.
     fig.plot += fraction ? "set yrange [0:1]\n" : "set yrange [*:*]\n";
     fig.plot += "plot " + (clauses.empty() ? std::string("NaN notitle") : clauses) + "\n";
   }
@@ -362,7 +367,11 @@ DrawnFigure draw_curves(const std::string& dir, const std::string& title,
       // A long title (a label with its sweep keys) in a smaller font rather than past the panel.
       fig.plot += fmt::format("set title {}{}\nset ylabel {}\n", gp_quote(panel_title), title_font(panel_title, 64),
                               gp_quote(what));
-      fig.plot += wants_log(t, v) ? log_axis("y") : "unset logscale y\nset format y '%g'\n";
+      if (!loss && accuracy_fraction(g))
+        fig.plot += "unset logscale y\nset format y '%g'\nset yrange [0:1]\n";
+      else
+        fig.plot += std::string(wants_log(t, v) ? log_axis("y") : "unset logscale y\nset format y '%g'\n") +
+                    "set yrange [*:*]\n";
       fig.plot += "plot " + (clauses.empty() ? std::string("NaN notitle") : clauses) + "\n";
     }
   }

@@ -133,13 +133,15 @@ std::string gnuplot_script(const GnuplotFigure& fig) {
   out += house_style() + with_line_end(fig.settings) + plot + "set output\n";
   if (fig.svg)
     out += fmt::format(
-        "\n# The same figure as SVG.\n"
+        "\n# The same figure as SVG, from the same settings: what the PNG's panels and key\n"
+        "# strip changed (ranges, tics, border) must not carry over.\n"
+        "reset\n"
         "set terminal svg size {},{} noenhanced font 'Sans,11'\n"
         "set output {}\n"
-        "{}"
+        "{}{}{}"
         "set output\n",
-        fig.svg_width > 0 ? fig.svg_width : fig.width,
-        fig.svg_height > 0 ? fig.svg_height : fig.height, gp_quote(fig.stem + ".svg"), plot);
+        fig.svg_width > 0 ? fig.svg_width : fig.width, fig.svg_height > 0 ? fig.svg_height : fig.height,
+        gp_quote(fig.stem + ".svg"), house_style(), with_line_end(fig.settings), plot);
   return out;
 }
 

@@ -176,6 +176,9 @@ TEST(FigureStyle, LearningCurvesHaveOnePanelRowPerConfigAndOneKey) {
   // Four panels without a key, then the figure's one key, in the PNG and again in the SVG.
   EXPECT_EQ(count("unset key"), 8u) << gp;
   EXPECT_EQ(count("set key inside"), 2u) << gp;
+  // The accuracy panels on a linear [0, 1], the loss panels on their own (log) range.
+  EXPECT_EQ(count("set yrange [0:1]\nplot "), 4u) << gp;
+  EXPECT_EQ(count("set logscale y\nset format y '1e%L'\nset yrange [*:*]\nplot "), 4u) << gp;
 }
 
 // Three seeds of one config as a sweep leaves them: s1 stops at its target after 1000

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <utility>
 #include <regex>
 #include <string>
 #include <vector>
@@ -56,10 +57,31 @@ inline std::map<std::string, std::string> series_looks(const std::string& svg) {
   return out;
 }
 
-// Every label appears literally as drawn text, and no two titled series share colour and dash.
+// Numbers drawn as text (tic labels), and plot groups with a path of two or more segments
+// (a data line; a key sample is one segment) before the next group.
+inline std::pair<size_t, size_t> tic_labels_and_lines(const std::string& svg) {
+  static const std::regex number("\\s*-?[0-9.]+(e[-+]?[0-9]+)?\\s*");
+  size_t tics = 0;
+  for (const auto& t : plain_texts(svg)) tics += std::regex_match(t, number);
+  static const std::regex polyline("d='M[^']*L[^']*L");
+  size_t lines = 0;
+  for (size_t at = svg.find("<g id=\"gnuplot_plot_"); at != std::string::npos;) {
+    const size_t next = svg.find("<g id=\"gnuplot_plot_", at + 1);
+    lines += std::regex_search(svg.substr(at, (next == std::string::npos ? svg.size() : next) - at), polyline);
+    at = next;
+  }
+  return {tics, lines};
+}
+
+// Every label appears literally as drawn text, and no two titled series share colour and
+// dash; the axes have tic labels and some series draws a line (the SVG is not blank where
+// the PNG is not).
 inline void expect_literal_and_distinct(const std::string& svg_path, const std::vector<std::string>& labels) {
   ASSERT_TRUE(core::file_exists(svg_path)) << svg_path;
   const std::string svg = core::read_file(svg_path);
+  const auto [tics, lines] = tic_labels_and_lines(svg);
+  EXPECT_GE(tics, 4u) << svg_path << ": no tic labels drawn";
+  EXPECT_GE(lines, 1u) << svg_path << ": no series drawn as a line";
   const std::vector<std::string> texts = plain_texts(svg);
   for (const auto& label : labels) {
     bool found = false;

@@ -30,194 +30,218 @@ set multiplot title 'Learning curves of the copy_table runs (small)'
 set origin 0.0000, 0.9027
 set size 0.4300, 0.0821
 unset key
-set title 'lstm [task.T=100]: loss (mean ± sd over 3 seeds)'
+set title 'lstm [task.T=100]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 unset logscale y
 set format y '%g'
+set yrange [*:*]
 plot 'curves.dat' index 0 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 0 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 1 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 1 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.9027
 set size 0.4300, 0.0821
 unset key
-set title 'lstm [task.T=100]: acc (mean ± sd over 3 seeds)'
+set title 'lstm [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 2 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 2 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 3 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 3 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.8206
 set size 0.4300, 0.0821
 unset key
-set title 'lstm [task.T=200]: loss (mean ± sd over 3 seeds)'
+set title 'lstm [task.T=200]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 unset logscale y
 set format y '%g'
+set yrange [*:*]
 plot 'curves.dat' index 4 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 4 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 5 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 5 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.8206
 set size 0.4300, 0.0821
 unset key
-set title 'lstm [task.T=200]: acc (mean ± sd over 3 seeds)'
+set title 'lstm [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 6 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 6 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 7 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 7 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.7385
 set size 0.4300, 0.0821
 unset key
-set title 'mem_rnn [task.T=100]: loss (mean ± sd over 3 seeds)'
+set title 'mem_rnn [task.T=100]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
+set yrange [*:*]
 plot 'curves.dat' index 8 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 8 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 9 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 9 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.7385
 set size 0.4300, 0.0821
 unset key
-set title 'mem_rnn [task.T=100]: acc (mean ± sd over 3 seeds)'
+set title 'mem_rnn [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 10 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 10 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 11 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 11 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.6565
 set size 0.4300, 0.0821
 unset key
-set title 'mem_rnn [task.T=200]: loss (mean ± sd over 3 seeds)'
+set title 'mem_rnn [task.T=200]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
+set yrange [*:*]
 plot 'curves.dat' index 12 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 12 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 13 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 13 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.6565
 set size 0.4300, 0.0821
 unset key
-set title 'mem_rnn [task.T=200]: acc (mean ± sd over 3 seeds)'
+set title 'mem_rnn [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 14 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 14 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 15 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 15 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.5744
 set size 0.4300, 0.0821
 unset key
-set title 'rel_lstm [task.T=100]: loss (mean ± sd over 3 seeds)'
+set title 'rel_lstm [task.T=100]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
+set yrange [*:*]
 plot 'curves.dat' index 16 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 16 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 17 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 17 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.5744
 set size 0.4300, 0.0821
 unset key
-set title 'rel_lstm [task.T=100]: acc (mean ± sd over 3 seeds)'
+set title 'rel_lstm [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 18 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 18 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 19 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 19 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.4924
 set size 0.4300, 0.0821
 unset key
-set title 'rel_lstm [task.T=200]: loss (mean ± sd over 3 seeds)'
+set title 'rel_lstm [task.T=200]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
+set yrange [*:*]
 plot 'curves.dat' index 20 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 20 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 21 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 21 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.4924
 set size 0.4300, 0.0821
 unset key
-set title 'rel_lstm [task.T=200]: acc (mean ± sd over 3 seeds)'
+set title 'rel_lstm [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 22 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 22 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 23 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 23 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.4103
 set size 0.4300, 0.0821
 unset key
-set title 'rel_rnn [task.T=100]: loss (mean ± sd over 3 seeds)'
+set title 'rel_rnn [task.T=100]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
+set yrange [*:*]
 plot 'curves.dat' index 24 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 24 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 25 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 25 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.4103
 set size 0.4300, 0.0821
 unset key
-set title 'rel_rnn [task.T=100]: acc (mean ± sd over 3 seeds)'
+set title 'rel_rnn [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
-set logscale y
-set format y '1e%L'
+unset logscale y
+set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 26 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 26 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 27 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 27 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.3282
 set size 0.4300, 0.0821
 unset key
-set title 'rel_rnn [task.T=200]: loss (mean ± sd over 3 seeds)'
+set title 'rel_rnn [task.T=200]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
+set yrange [*:*]
 plot 'curves.dat' index 28 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 28 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 29 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 29 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.3282
 set size 0.4300, 0.0821
 unset key
-set title 'rel_rnn [task.T=200]: acc (mean ± sd over 3 seeds)'
+set title 'rel_rnn [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
-set logscale y
-set format y '1e%L'
+unset logscale y
+set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 30 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 30 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 31 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 31 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.2462
 set size 0.4300, 0.0821
 unset key
-set title 'rnn [task.T=100]: loss (mean ± sd over 3 seeds)'
+set title 'rnn [task.T=100]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 unset logscale y
 set format y '%g'
+set yrange [*:*]
 plot 'curves.dat' index 32 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 32 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 33 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 33 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.2462
 set size 0.4300, 0.0821
 unset key
-set title 'rnn [task.T=100]: acc (mean ± sd over 3 seeds)'
+set title 'rnn [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
-set logscale y
-set format y '1e%L'
+unset logscale y
+set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 34 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 34 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 35 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 35 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.1641
 set size 0.4300, 0.0821
 unset key
-set title 'rnn [task.T=200]: loss (mean ± sd over 3 seeds)'
+set title 'rnn [task.T=200]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 unset logscale y
 set format y '%g'
+set yrange [*:*]
 plot 'curves.dat' index 36 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 36 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 37 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 37 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.1641
 set size 0.4300, 0.0821
 unset key
-set title 'rnn [task.T=200]: acc (mean ± sd over 3 seeds)'
+set title 'rnn [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 38 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 38 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 39 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 39 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.0821
 set size 0.4300, 0.0821
 unset key
-set title 'sab [task.T=100]: loss (mean ± sd over 3 seeds)'
+set title 'sab [task.T=100]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
+set yrange [*:*]
 plot 'curves.dat' index 40 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 40 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 41 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 41 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.0821
 set size 0.4300, 0.0821
 unset key
-set title 'sab [task.T=100]: acc (mean ± sd over 3 seeds)'
+set title 'sab [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 42 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 42 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 43 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 43 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.0000
 set size 0.4300, 0.0821
 unset key
-set title 'sab [task.T=200]: loss (mean ± sd over 3 seeds)'
+set title 'sab [task.T=200]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
+set yrange [*:*]
 plot 'curves.dat' index 44 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 44 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 45 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 45 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.0000
 set size 0.4300, 0.0821
 unset key
-set title 'sab [task.T=200]: acc (mean ± sd over 3 seeds)'
+set title 'sab [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 46 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 46 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 47 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 47 using 1:2 with linespoints lt 2 pi 2 notitle
 # The one key, alone in the strip at the right.
 set origin 0.8600, 0
@@ -238,201 +262,246 @@ plot NaN with linespoints lt 1 title 'train', NaN with linespoints lt 2 title 'v
 unset multiplot
 set output
 
-# The same figure as SVG.
+# The same figure as SVG, from the same settings: what the PNG's panels and key
+# strip changed (ranges, tics, border) must not carry over.
+reset
 set terminal svg size 1200,3930 noenhanced font 'Sans,11'
 set output 'curves.svg'
+# The house style ("Figure style" in the report docs): literal text, one number
+# format, the key outside, linetypes 1..60 = 12 colour-blind-safe colours x 5 dashes.
+set grid xtics ytics lc rgb '#d0d0d0' lw 1 dt 1
+set border lw 1 lc rgb '#404040'
+set tics out nomirror
+set format x '%g'
+set format y '%g'
+set format cb '%g'
+set key outside right top vertical Left reverse samplen 4 spacing 1.2 noenhanced
+set style fill transparent solid 0.2 noborder
+house_colours = '#0072B2 #D55E00 #009E73 #CC79A7 #E69F00 #56B4E9 #000000 #882255 #999933 #332288 #661100 #888888'
+house_points = '7 5 9 13 11 15 4'
+do for [i = 1:60] {
+  set linetype i lc rgb word(house_colours, (i - 1) % 12 + 1) dt 1 + (i - 1) % 5 \
+      pt 0 + word(house_points, 1 + (i - 1) % 7) lw 2 ps 1
+}
+set linetype cycle 60
+set xlabel 'updates'
+set xtics 2000
 set multiplot title 'Learning curves of the copy_table runs (small)'
 set origin 0.0000, 0.9027
 set size 0.4300, 0.0821
 unset key
-set title 'lstm [task.T=100]: loss (mean ± sd over 3 seeds)'
+set title 'lstm [task.T=100]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 unset logscale y
 set format y '%g'
+set yrange [*:*]
 plot 'curves.dat' index 0 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 0 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 1 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 1 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.9027
 set size 0.4300, 0.0821
 unset key
-set title 'lstm [task.T=100]: acc (mean ± sd over 3 seeds)'
+set title 'lstm [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 2 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 2 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 3 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 3 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.8206
 set size 0.4300, 0.0821
 unset key
-set title 'lstm [task.T=200]: loss (mean ± sd over 3 seeds)'
+set title 'lstm [task.T=200]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 unset logscale y
 set format y '%g'
+set yrange [*:*]
 plot 'curves.dat' index 4 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 4 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 5 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 5 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.8206
 set size 0.4300, 0.0821
 unset key
-set title 'lstm [task.T=200]: acc (mean ± sd over 3 seeds)'
+set title 'lstm [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 6 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 6 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 7 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 7 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.7385
 set size 0.4300, 0.0821
 unset key
-set title 'mem_rnn [task.T=100]: loss (mean ± sd over 3 seeds)'
+set title 'mem_rnn [task.T=100]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
+set yrange [*:*]
 plot 'curves.dat' index 8 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 8 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 9 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 9 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.7385
 set size 0.4300, 0.0821
 unset key
-set title 'mem_rnn [task.T=100]: acc (mean ± sd over 3 seeds)'
+set title 'mem_rnn [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 10 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 10 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 11 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 11 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.6565
 set size 0.4300, 0.0821
 unset key
-set title 'mem_rnn [task.T=200]: loss (mean ± sd over 3 seeds)'
+set title 'mem_rnn [task.T=200]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
+set yrange [*:*]
 plot 'curves.dat' index 12 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 12 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 13 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 13 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.6565
 set size 0.4300, 0.0821
 unset key
-set title 'mem_rnn [task.T=200]: acc (mean ± sd over 3 seeds)'
+set title 'mem_rnn [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 14 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 14 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 15 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 15 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.5744
 set size 0.4300, 0.0821
 unset key
-set title 'rel_lstm [task.T=100]: loss (mean ± sd over 3 seeds)'
+set title 'rel_lstm [task.T=100]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
+set yrange [*:*]
 plot 'curves.dat' index 16 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 16 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 17 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 17 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.5744
 set size 0.4300, 0.0821
 unset key
-set title 'rel_lstm [task.T=100]: acc (mean ± sd over 3 seeds)'
+set title 'rel_lstm [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 18 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 18 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 19 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 19 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.4924
 set size 0.4300, 0.0821
 unset key
-set title 'rel_lstm [task.T=200]: loss (mean ± sd over 3 seeds)'
+set title 'rel_lstm [task.T=200]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
+set yrange [*:*]
 plot 'curves.dat' index 20 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 20 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 21 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 21 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.4924
 set size 0.4300, 0.0821
 unset key
-set title 'rel_lstm [task.T=200]: acc (mean ± sd over 3 seeds)'
+set title 'rel_lstm [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 22 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 22 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 23 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 23 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.4103
 set size 0.4300, 0.0821
 unset key
-set title 'rel_rnn [task.T=100]: loss (mean ± sd over 3 seeds)'
+set title 'rel_rnn [task.T=100]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
+set yrange [*:*]
 plot 'curves.dat' index 24 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 24 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 25 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 25 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.4103
 set size 0.4300, 0.0821
 unset key
-set title 'rel_rnn [task.T=100]: acc (mean ± sd over 3 seeds)'
+set title 'rel_rnn [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
-set logscale y
-set format y '1e%L'
+unset logscale y
+set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 26 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 26 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 27 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 27 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.3282
 set size 0.4300, 0.0821
 unset key
-set title 'rel_rnn [task.T=200]: loss (mean ± sd over 3 seeds)'
+set title 'rel_rnn [task.T=200]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
+set yrange [*:*]
 plot 'curves.dat' index 28 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 28 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 29 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 29 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.3282
 set size 0.4300, 0.0821
 unset key
-set title 'rel_rnn [task.T=200]: acc (mean ± sd over 3 seeds)'
+set title 'rel_rnn [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
-set logscale y
-set format y '1e%L'
+unset logscale y
+set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 30 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 30 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 31 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 31 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.2462
 set size 0.4300, 0.0821
 unset key
-set title 'rnn [task.T=100]: loss (mean ± sd over 3 seeds)'
+set title 'rnn [task.T=100]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 unset logscale y
 set format y '%g'
+set yrange [*:*]
 plot 'curves.dat' index 32 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 32 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 33 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 33 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.2462
 set size 0.4300, 0.0821
 unset key
-set title 'rnn [task.T=100]: acc (mean ± sd over 3 seeds)'
+set title 'rnn [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
-set logscale y
-set format y '1e%L'
+unset logscale y
+set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 34 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 34 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 35 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 35 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.1641
 set size 0.4300, 0.0821
 unset key
-set title 'rnn [task.T=200]: loss (mean ± sd over 3 seeds)'
+set title 'rnn [task.T=200]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 unset logscale y
 set format y '%g'
+set yrange [*:*]
 plot 'curves.dat' index 36 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 36 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 37 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 37 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.1641
 set size 0.4300, 0.0821
 unset key
-set title 'rnn [task.T=200]: acc (mean ± sd over 3 seeds)'
+set title 'rnn [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 38 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 38 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 39 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 39 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.0821
 set size 0.4300, 0.0821
 unset key
-set title 'sab [task.T=100]: loss (mean ± sd over 3 seeds)'
+set title 'sab [task.T=100]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
+set yrange [*:*]
 plot 'curves.dat' index 40 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 40 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 41 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 41 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.0821
 set size 0.4300, 0.0821
 unset key
-set title 'sab [task.T=100]: acc (mean ± sd over 3 seeds)'
+set title 'sab [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 42 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 42 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 43 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 43 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.0000, 0.0000
 set size 0.4300, 0.0821
 unset key
-set title 'sab [task.T=200]: loss (mean ± sd over 3 seeds)'
+set title 'sab [task.T=200]: loss (mean ± sd over 3 seeds)' font ''
 set ylabel 'loss'
 set logscale y
 set format y '1e%L'
+set yrange [*:*]
 plot 'curves.dat' index 44 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 44 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 45 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 45 using 1:2 with linespoints lt 2 pi 2 notitle
 set origin 0.4300, 0.0000
 set size 0.4300, 0.0821
 unset key
-set title 'sab [task.T=200]: acc (mean ± sd over 3 seeds)'
+set title 'sab [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
 set ylabel 'acc'
 unset logscale y
 set format y '%g'
+set yrange [0:1]
 plot 'curves.dat' index 46 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 46 using 1:2 with linespoints lt 1 pi 9 notitle, 'curves.dat' index 47 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'curves.dat' index 47 using 1:2 with linespoints lt 2 pi 2 notitle
 # The one key, alone in the strip at the right.
 set origin 0.8600, 0

@@ -32,8 +32,32 @@ set format y '1e%L'
 plot 'truncation.dat' index 0 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'truncation.dat' index 0 using 1:2 with linespoints lt 1 pi 10 title 'λ = 0.5', 'truncation.dat' index 1 using 1:2 with lines lc rgb '#0072B2' dt (2,4) lw 1.5 title 'γ k λ^k, λ = 0.5', 'truncation.dat' index 2 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'truncation.dat' index 2 using 1:2 with linespoints lt 2 pi 10 title 'λ = 0.8', 'truncation.dat' index 3 using 1:2 with lines lc rgb '#D55E00' dt (2,4) lw 1.5 title 'γ k λ^k, λ = 0.8', 'truncation.dat' index 4 using 1:3:4 with filledcurves fc rgb '#009E73' fs transparent solid 0.2 noborder notitle, 'truncation.dat' index 4 using 1:2 with linespoints lt 3 pi 10 title 'λ = 0.9', 'truncation.dat' index 5 using 1:2 with lines lc rgb '#009E73' dt (2,4) lw 1.5 title 'γ k λ^k, λ = 0.9', 'truncation.dat' index 6 using 1:3:4 with filledcurves fc rgb '#CC79A7' fs transparent solid 0.2 noborder notitle, 'truncation.dat' index 6 using 1:2 with linespoints lt 4 pi 10 title 'λ = 0.95', 'truncation.dat' index 7 using 1:2 with lines lc rgb '#CC79A7' dt (2,4) lw 1.5 title 'γ k λ^k, λ = 0.95'
 set output
 
-# The same figure as SVG.
+# The same figure as SVG, from the same settings: what the PNG's panels and key
+# strip changed (ranges, tics, border) must not carry over.
+reset
 set terminal svg size 960,560 noenhanced font 'Sans,11'
 set output 'truncation.svg'
+# The house style ("Figure style" in the report docs): literal text, one number
+# format, the key outside, linetypes 1..60 = 12 colour-blind-safe colours x 5 dashes.
+set grid xtics ytics lc rgb '#d0d0d0' lw 1 dt 1
+set border lw 1 lc rgb '#404040'
+set tics out nomirror
+set format x '%g'
+set format y '%g'
+set format cb '%g'
+set key outside right top vertical Left reverse samplen 4 spacing 1.2 noenhanced
+set style fill transparent solid 0.2 noborder
+house_colours = '#0072B2 #D55E00 #009E73 #CC79A7 #E69F00 #56B4E9 #000000 #882255 #999933 #332288 #661100 #888888'
+house_points = '7 5 9 13 11 15 4'
+do for [i = 1:60] {
+  set linetype i lc rgb word(house_colours, (i - 1) % 12 + 1) dt 1 + (i - 1) % 5 \
+      pt 0 + word(house_points, 1 + (i - 1) % 7) lw 2 ps 1
+}
+set linetype cycle 60
+set title 'Gradient gap between the recurrent and the k-truncated model'
+set xlabel 'truncation length k'
+set ylabel '‖∇_w p_T − ∇_w p_T^k‖'
+set logscale y
+set format y '1e%L'
 plot 'truncation.dat' index 0 using 1:3:4 with filledcurves fc rgb '#0072B2' fs transparent solid 0.2 noborder notitle, 'truncation.dat' index 0 using 1:2 with linespoints lt 1 pi 10 title 'λ = 0.5', 'truncation.dat' index 1 using 1:2 with lines lc rgb '#0072B2' dt (2,4) lw 1.5 title 'γ k λ^k, λ = 0.5', 'truncation.dat' index 2 using 1:3:4 with filledcurves fc rgb '#D55E00' fs transparent solid 0.2 noborder notitle, 'truncation.dat' index 2 using 1:2 with linespoints lt 2 pi 10 title 'λ = 0.8', 'truncation.dat' index 3 using 1:2 with lines lc rgb '#D55E00' dt (2,4) lw 1.5 title 'γ k λ^k, λ = 0.8', 'truncation.dat' index 4 using 1:3:4 with filledcurves fc rgb '#009E73' fs transparent solid 0.2 noborder notitle, 'truncation.dat' index 4 using 1:2 with linespoints lt 3 pi 10 title 'λ = 0.9', 'truncation.dat' index 5 using 1:2 with lines lc rgb '#009E73' dt (2,4) lw 1.5 title 'γ k λ^k, λ = 0.9', 'truncation.dat' index 6 using 1:3:4 with filledcurves fc rgb '#CC79A7' fs transparent solid 0.2 noborder notitle, 'truncation.dat' index 6 using 1:2 with linespoints lt 4 pi 10 title 'λ = 0.95', 'truncation.dat' index 7 using 1:2 with lines lc rgb '#CC79A7' dt (2,4) lw 1.5 title 'γ k λ^k, λ = 0.95'
 set output
