@@ -863,8 +863,8 @@ std::string draw_samples(const ClaimResult& r, const std::string& out_dir) {
       }
       dat += fmt::format("\n\n{} {}\n{} {}\n\n\n", double(gi + 1) - 0.25, mean(*v) * test.scale,
                          double(gi + 1) + 0.25, mean(*v) * test.scale);
-      plots += fmt::format("{}'{}.dat' index {} using 1:2 with points pt 7 ps 1.3 lc rgb '{}', "
-                           "'' index {} using 1:2 with lines lw 2 dt 1 lc rgb '{}'",
+      plots += fmt::format("{}'{}.dat' index {} using 1:2 with points pt 7 ps 1.3 lc rgb '{}' notitle, "
+                           "'' index {} using 1:2 with lines lw 2 dt 1 lc rgb '{}' notitle",
                            gi ? ", " : "", r.claim->id, block, palette_colour(0), block + 1, palette_colour(1));
       block += 2;
     }
@@ -875,7 +875,7 @@ std::string draw_samples(const ClaimResult& r, const std::string& out_dir) {
       if (c.direction == ClaimCriterion::Direction::Within) ys = {c.lo, c.hi};
       else ys = {c.threshold};
       for (double y : ys) {
-        lines += fmt::format(", {} with lines dt 2 lw 1.5 lc rgb '#555555'", y * test.scale);
+        lines += fmt::format(", {} with lines dt 2 lw 1.5 lc rgb '#555555' notitle", y * test.scale);
         lo = std::min(lo, y * test.scale);
         hi = std::max(hi, y * test.scale);
       }

@@ -319,5 +319,27 @@ TEST(FigureStyle, TheBenchAttentionScalingFigureIsRedrawnInPlaceWithItsTitleAndG
   EXPECT_FALSE(attention_scaling_figure(none, empty.path, empty.path));
 }
 
+// The committed reference reports, as a reader opens them: every SVG that gnuplot drew
+// (its .gp beside it) shows every title its script gives literally, draws tic labels and a
+// line, and no two titled series alike.
+TEST(FigureStyle, EveryCommittedReferenceSvgShowsItsTitlesLiterallyAndItsSeriesApart) {
+  const std::string root = std::string(SEQBENCH_SOURCE_DIR) + "/results/reference";
+  static const std::regex title("title '((?:[^']|'')*)'");
+  int figures = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.path().extension() != ".svg") continue;
+    const fs::path gp = fs::path(e.path()).replace_extension(".gp");
+    if (!fs::exists(gp)) continue;
+    ++figures;
+    const std::string script = core::read_file(gp.string());
+    std::set<std::string> titles;
+    for (auto it = std::sregex_iterator(script.begin(), script.end(), title); it != std::sregex_iterator(); ++it)
+      if (!(*it)[1].str().empty()) titles.insert(std::regex_replace((*it)[1].str(), std::regex("''"), "'"));
+    SCOPED_TRACE(e.path().string());
+    svgtest::expect_literal_and_distinct(e.path().string(), {titles.begin(), titles.end()});
+  }
+  EXPECT_GE(figures, 30) << "the reference reports' figures under " << root;
+}
+
 }  // namespace
 }  // namespace seqbench::report

@@ -33,7 +33,7 @@ set xtics ('rel_lstm' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [86.88000000000001:100.92000000000004]
 set ylabel 'accuracy (%)' noenhanced
-plot 'K2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 90 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'K2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 90 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 unset multiplot
 set output
 
@@ -46,6 +46,6 @@ set xtics ('rel_lstm' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [86.88000000000001:100.92000000000004]
 set ylabel 'accuracy (%)' noenhanced
-plot 'K2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 90 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'K2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 90 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 unset multiplot
 set output

@@ -33,19 +33,19 @@ set xtics ('rel_lstm' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [0.76:1.24]
 set ylabel 'd log(held MB) / d log T' noenhanced
-plot 'K3.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 0.8 with lines dt 2 lw 1.5 lc rgb '#555555', 1.2 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'K3.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 0.8 with lines dt 2 lw 1.5 lc rgb '#555555' notitle, 1.2 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 set title 'MemRNN''s growth exponent, T = 1600 to 6400' noenhanced
 set xtics ('mem_rnn' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [1.54:2.2600000000000002]
 set ylabel 'd log(held MB) / d log T' noenhanced
-plot 'K3.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 1.6 with lines dt 2 lw 1.5 lc rgb '#555555', 2.2 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'K3.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 1.6 with lines dt 2 lw 1.5 lc rgb '#555555' notitle, 2.2 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 set title 'memory at T = 6400, MemRNN over RelLSTM' noenhanced
 set xtics ('mem_rnn' 1, 'rel_lstm' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [417.7524642944336:1950.9563522338867]
 set ylabel 'held MB' noenhanced
-plot 'K3.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'K3.dat' index 6 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 7 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'K3.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'K3.dat' index 6 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 7 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 unset multiplot
 set output
 
@@ -58,18 +58,18 @@ set xtics ('rel_lstm' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [0.76:1.24]
 set ylabel 'd log(held MB) / d log T' noenhanced
-plot 'K3.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 0.8 with lines dt 2 lw 1.5 lc rgb '#555555', 1.2 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'K3.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 0.8 with lines dt 2 lw 1.5 lc rgb '#555555' notitle, 1.2 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 set title 'MemRNN''s growth exponent, T = 1600 to 6400' noenhanced
 set xtics ('mem_rnn' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [1.54:2.2600000000000002]
 set ylabel 'd log(held MB) / d log T' noenhanced
-plot 'K3.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 1.6 with lines dt 2 lw 1.5 lc rgb '#555555', 2.2 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'K3.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 1.6 with lines dt 2 lw 1.5 lc rgb '#555555' notitle, 2.2 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 set title 'memory at T = 6400, MemRNN over RelLSTM' noenhanced
 set xtics ('mem_rnn' 1, 'rel_lstm' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [417.7524642944336:1950.9563522338867]
 set ylabel 'held MB' noenhanced
-plot 'K3.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'K3.dat' index 6 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 7 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'K3.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'K3.dat' index 6 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 7 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 unset multiplot
 set output

@@ -33,13 +33,13 @@ set xtics ('rel_lstm' 1, 'lstm' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [-12.279031207377647:1.6556377166407317]
 set ylabel 'orders of magnitude' noenhanced
-plot 'K4.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'K4.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'K4.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'K4.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 set title 'log10 gradient-norm ratio of RelLSTM, symbols over outputs' noenhanced
 set xtics ('rel_lstm' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [-1.1494415306305867:0.6438568369364536]
 set ylabel 'orders of magnitude' noenhanced
-plot 'K4.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', -1 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'K4.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, -1 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 unset multiplot
 set output
 
@@ -52,12 +52,12 @@ set xtics ('rel_lstm' 1, 'lstm' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [-12.279031207377647:1.6556377166407317]
 set ylabel 'orders of magnitude' noenhanced
-plot 'K4.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'K4.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'K4.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'K4.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 set title 'log10 gradient-norm ratio of RelLSTM, symbols over outputs' noenhanced
 set xtics ('rel_lstm' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [-1.1494415306305867:0.6438568369364536]
 set ylabel 'orders of magnitude' noenhanced
-plot 'K4.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', -1 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'K4.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, -1 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 unset multiplot
 set output

@@ -33,7 +33,7 @@ set xtics ('momentum_lstm' 1, 'lstm' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [48.595:63.05500000000001]
 set ylabel 'test accuracy (%)' noenhanced
-plot 'M1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'M1.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'M1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'M1.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 unset multiplot
 set output
 
@@ -46,6 +46,6 @@ set xtics ('momentum_lstm' 1, 'lstm' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [48.595:63.05500000000001]
 set ylabel 'test accuracy (%)' noenhanced
-plot 'M1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'M1.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'M1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'M1.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 unset multiplot
 set output

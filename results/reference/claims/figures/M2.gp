@@ -33,7 +33,7 @@ set xtics ('momentum_lstm' 1, 'lstm' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [-5.575533525031593:-0.03842200217362429]
 set ylabel 'orders of magnitude' noenhanced
-plot 'M2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'M2.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'M2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'M2.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 unset multiplot
 set output
 
@@ -46,6 +46,6 @@ set xtics ('momentum_lstm' 1, 'lstm' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [-5.575533525031593:-0.03842200217362429]
 set ylabel 'orders of magnitude' noenhanced
-plot 'M2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'M2.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'M2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'M2.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 unset multiplot
 set output

@@ -33,7 +33,7 @@ set xtics ('momentum_lstm' 1, 'mu=0, s=0.6' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [19.61:60.28999999999999]
 set ylabel 'test accuracy (%)' noenhanced
-plot 'M3.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'M3.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'M3.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'M3.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 unset multiplot
 set output
 
@@ -46,6 +46,6 @@ set xtics ('momentum_lstm' 1, 'mu=0, s=0.6' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [19.61:60.28999999999999]
 set ylabel 'test accuracy (%)' noenhanced
-plot 'M3.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'M3.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'M3.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'M3.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 unset multiplot
 set output

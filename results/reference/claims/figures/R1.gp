@@ -33,13 +33,13 @@ set xtics ('local+routing' 1, 'local' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [239.53400000000002:245.78599999999997]
 set ylabel 'test perplexity' noenhanced
-plot 'R1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'R1.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'R1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'R1.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 set title 'test perplexity, routing-only relative to random-only' noenhanced
 set xtics ('routing only' 1, 'random only' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [219.4924:228.7876]
 set ylabel 'test perplexity' noenhanced
-plot 'R1.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'R1.dat' index 6 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 7 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'R1.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'R1.dat' index 6 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 7 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 unset multiplot
 set output
 
@@ -52,12 +52,12 @@ set xtics ('local+routing' 1, 'local' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [239.53400000000002:245.78599999999997]
 set ylabel 'test perplexity' noenhanced
-plot 'R1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'R1.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'R1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'R1.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 set title 'test perplexity, routing-only relative to random-only' noenhanced
 set xtics ('routing only' 1, 'random only' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [219.4924:228.7876]
 set ylabel 'test perplexity' noenhanced
-plot 'R1.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'R1.dat' index 6 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 7 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'R1.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'R1.dat' index 6 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 7 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 unset multiplot
 set output

@@ -33,7 +33,7 @@ set xtics ('local+routing runs' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [0.46451679999999995:0.5577712]
 set ylabel 'nats' noenhanced
-plot 'R3.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 0.55 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'R3.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 0.55 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 unset multiplot
 set output
 
@@ -46,6 +46,6 @@ set xtics ('local+routing runs' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [0.46451679999999995:0.5577712]
 set ylabel 'nats' noenhanced
-plot 'R3.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 0.55 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'R3.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 0.55 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 unset multiplot
 set output

@@ -33,13 +33,13 @@ set xtics ('stable_rnn' 1, 'rnn' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [8.288862:9.377837999999999]
 set ylabel 'bits per word' noenhanced
-plot 'S1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'S1.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'S1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'S1.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 set title 'test bits per word, stable LSTM minus LSTM' noenhanced
 set xtics ('stable_lstm' 1, 'lstm' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [7.592207:7.6395230000000005]
 set ylabel 'bits per word' noenhanced
-plot 'S1.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'S1.dat' index 6 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 7 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'S1.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'S1.dat' index 6 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 7 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 unset multiplot
 set output
 
@@ -52,12 +52,12 @@ set xtics ('stable_rnn' 1, 'rnn' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [8.288862:9.377837999999999]
 set ylabel 'bits per word' noenhanced
-plot 'S1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'S1.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'S1.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'S1.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 set title 'test bits per word, stable LSTM minus LSTM' noenhanced
 set xtics ('stable_lstm' 1, 'lstm' 2) noenhanced
 set xrange [0.4:2.6]
 set yrange [7.592207:7.6395230000000005]
 set ylabel 'bits per word' noenhanced
-plot 'S1.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 'S1.dat' index 6 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 7 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00'
+plot 'S1.dat' index 4 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 5 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 'S1.dat' index 6 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 7 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle
 unset multiplot
 set output

@@ -33,13 +33,13 @@ set xtics ('λ=0.8' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [0.8400000000000001:1.56]
 set ylabel 'value per run' noenhanced
-plot 'S2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 0.9 with lines dt 2 lw 1.5 lc rgb '#555555', 1.5 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'S2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 0.9 with lines dt 2 lw 1.5 lc rgb '#555555' notitle, 1.5 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 set title 'fitted decay rate over ln λ, λ = 0.9' noenhanced
 set xtics ('λ=0.9' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [0.8400000000000001:1.56]
 set ylabel 'value per run' noenhanced
-plot 'S2.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 0.9 with lines dt 2 lw 1.5 lc rgb '#555555', 1.5 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'S2.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 0.9 with lines dt 2 lw 1.5 lc rgb '#555555' notitle, 1.5 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 unset multiplot
 set output
 
@@ -52,12 +52,12 @@ set xtics ('λ=0.8' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [0.8400000000000001:1.56]
 set ylabel 'value per run' noenhanced
-plot 'S2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 0.9 with lines dt 2 lw 1.5 lc rgb '#555555', 1.5 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'S2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 0.9 with lines dt 2 lw 1.5 lc rgb '#555555' notitle, 1.5 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 set title 'fitted decay rate over ln λ, λ = 0.9' noenhanced
 set xtics ('λ=0.9' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [0.8400000000000001:1.56]
 set ylabel 'value per run' noenhanced
-plot 'S2.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 0.9 with lines dt 2 lw 1.5 lc rgb '#555555', 1.5 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'S2.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 0.9 with lines dt 2 lw 1.5 lc rgb '#555555' notitle, 1.5 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 unset multiplot
 set output

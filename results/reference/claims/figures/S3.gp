@@ -33,13 +33,13 @@ set xtics ('lstm' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [-1.7109611642654041:-0.9353671668849632]
 set ylabel 'orders of magnitude' noenhanced
-plot 'S3.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', -1 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'S3.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, -1 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 set title 'log10 input-gradient ratio, far over near, RNN' noenhanced
 set xtics ('rnn' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [-1.325892831302829:2.5848211443311206]
 set ylabel 'orders of magnitude' noenhanced
-plot 'S3.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', -1 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'S3.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, -1 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 unset multiplot
 set output
 
@@ -52,12 +52,12 @@ set xtics ('lstm' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [-1.7109611642654041:-0.9353671668849632]
 set ylabel 'orders of magnitude' noenhanced
-plot 'S3.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', -1 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'S3.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, -1 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 set title 'log10 input-gradient ratio, far over near, RNN' noenhanced
 set xtics ('rnn' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [-1.325892831302829:2.5848211443311206]
 set ylabel 'orders of magnitude' noenhanced
-plot 'S3.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', -1 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'S3.dat' index 2 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 3 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, -1 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 unset multiplot
 set output

@@ -33,7 +33,7 @@ set xtics ('full-attention runs' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [0.024149745497649457:0.04639736847926681]
 set ylabel 'value per run' noenhanced
-plot 'Y2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 0.0414 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'Y2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 0.0414 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 unset multiplot
 set output
 
@@ -46,6 +46,6 @@ set xtics ('full-attention runs' 1) noenhanced
 set xrange [0.4:1.6]
 set yrange [0.024149745497649457:0.04639736847926681]
 set ylabel 'value per run' noenhanced
-plot 'Y2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2', '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00', 0.0414 with lines dt 2 lw 1.5 lc rgb '#555555'
+plot 'Y2.dat' index 0 using 1:2 with points pt 7 ps 1.3 lc rgb '#0072B2' notitle, '' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' notitle, 0.0414 with lines dt 2 lw 1.5 lc rgb '#555555' notitle
 unset multiplot
 set output
