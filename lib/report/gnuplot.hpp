@@ -11,7 +11,8 @@
 // Every script has the same layout: who wrote it and how to rerun it, `set encoding utf8`,
 // the PNG terminal (pngcairo, with anti-aliased UTF-8 text, or libgd's png where gnuplot
 // was built without cairo), the house style, the figure's settings, its plot commands;
-// then the SVG terminal and the same plot commands once more.
+// then `reset`, the SVG terminal, and the house style, settings and plot commands once
+// more (from a reset, so that nothing the PNG's plot left set carries over).
 //
 // The house style (house_style(), docs/report.md "Figure style") is one look for every
 // figure, made for papers: text is literal (the terminals run noenhanced, so `mem_rnn`

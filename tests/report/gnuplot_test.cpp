@@ -71,8 +71,10 @@ TEST(Gnuplot, ScriptDrawsThePngThenTheSvgWithTheSamePlot) {
   EXPECT_NE(gp.find("set terminal png size 640,400 noenhanced"), std::string::npos) << gp;  // fallback
   EXPECT_NE(gp.find("set terminal svg size 640,400 noenhanced"), std::string::npos) << gp;
   EXPECT_EQ(gp.find(" enhanced"), std::string::npos) << gp;
-  // The house style once, after the PNG terminal and before the figure's own settings.
-  EXPECT_EQ(count(gp, report::house_style()), 1u) << gp;
+  // The house style after the PNG terminal and before the figure's own settings, and again
+  // for the SVG, which starts from a reset: what the PNG pass left set (a key strip's
+  // ranges, unset tics) would otherwise carry over.
+  EXPECT_EQ(count(gp, report::house_style()), 2u) << gp;
   EXPECT_LT(gp.find("set terminal pngcairo"), gp.find(report::house_style())) << gp;
   EXPECT_LT(gp.find(report::house_style()), gp.find("set title")) << gp;
   EXPECT_NE(gp.find("set title 'it''s λ = 0.8 second line' noenhanced\n"), std::string::npos) << gp;
@@ -82,7 +84,12 @@ TEST(Gnuplot, ScriptDrawsThePngThenTheSvgWithTheSamePlot) {
   ASSERT_NE(svg, std::string::npos) << gp;
   EXPECT_LT(png, gp.find("set title")) << gp;
   EXPECT_LT(png, svg);
-  EXPECT_EQ(count(gp, "set title"), 1u) << gp;  // settings once
+  const size_t reset = gp.find("\nreset\n");
+  ASSERT_NE(reset, std::string::npos) << gp;
+  EXPECT_LT(png, reset);
+  EXPECT_LT(reset, gp.find("set terminal svg"));
+  EXPECT_LT(svg, gp.rfind(report::house_style()));
+  EXPECT_EQ(count(gp, "set title"), 2u) << gp;  // the settings, once per picture
   EXPECT_EQ(count(gp, "plot 'curve.dat' using 1:2 with lines title 'a ''b'''\n"), 2u) << gp;
   EXPECT_EQ(gp.find('/'), gp.find("/∂h_t")) << "no directory in the script:\n" << gp;
 
