@@ -364,7 +364,6 @@ DrawnFigure draw_curves(const std::string& dir, const std::string& title,
       }
       fig.plot += panels.panel(k++);
       const std::string panel_title = fmt::format("{}: {} ({})", g.label, what, band_caption(t.empty() ? v : t));
-      // A long title (a label with its sweep keys) in a smaller font rather than past the panel.
       fig.plot += fmt::format("set title {}{}\nset ylabel {}\n", gp_quote(panel_title), title_font(panel_title, 64),
                               gp_quote(what));
       if (!loss && accuracy_fraction(g))
