@@ -82,6 +82,18 @@ std::pair<Panels, GnuplotFigure> curves_layout(const std::vector<CurveGroup>& gr
   return {panels, fig};
 }
 
+// A metrics.csv column as an axis reads it: "acc" is "accuracy", "bpc" "bits per
+// character"; a name it does not know stays as it is.
+std::string metric_label(const std::string& metric) {
+  static const std::map<std::string, std::string> names{{"acc", "accuracy"},
+                                                        {"bpc", "bits per character"},
+                                                        {"bpd", "bits per dimension"},
+                                                        {"ppl", "perplexity"},
+                                                        {"mse", "mean squared error"}};
+  const auto it = names.find(metric);
+  return it == names.end() ? metric : it->second;
+}
+
 // Every seed's metric is an accuracy between 0 and 1: drawn on [0, 1], linear, so that a
 // flat line near chance does not fill a panel and a climb from 0.001 is not a log axis.
 bool accuracy_fraction(const CurveGroup& g) {
@@ -202,7 +214,7 @@ DrawnFigure draw_curves_by(const std::string& dir, const std::string& title,
     for (const CurveGroup* g : panel_groups.at(name)) {
       bool validation = true;
       const std::vector<BandPoint> pts = metric_band(*g, validation);
-      metric = g->seeds.front().metric;
+      metric = metric_label(g->seeds.front().metric);
       if (pts.empty()) continue;
       const std::string value = config_value(g->config, key);
       const int series = int(std::find(lines.begin(), lines.end(), value) - lines.begin());
@@ -264,7 +276,7 @@ std::string curves_caption(const std::vector<CurveGroup>& groups) {
     for (const auto& c : captions) bands += (bands.empty() ? "" : "; ") + c;
     return fmt::format("one panel per setting, one line per {}: {} {} against updates ({}){}", *key,
                        any_train ? "the validation (else training)" : "the validation",
-                       groups.front().seeds.front().metric, bands, hold);
+                       metric_label(groups.front().seeds.front().metric), bands, hold);
   }
   return "one row per config: loss and metric against updates, train and validation" + hold;
 }
@@ -353,7 +365,7 @@ DrawnFigure draw_curves(const std::string& dir, const std::string& title,
         train.push_back(loss ? s.train_loss : s.train_metric);
         valid.push_back(loss ? s.valid_loss : s.valid_metric);
       }
-      const std::string what = loss ? "loss" : g.seeds.front().metric;
+      const std::string what = loss ? "loss" : metric_label(g.seeds.front().metric);
       const std::vector<BandPoint> t = mean_band(train), v = mean_band(valid);
       std::string clauses;
       for (const auto& [points, series, name] :

@@ -222,6 +222,14 @@ TEST(FigureStyle, ASeedThatStoppedAtItsTargetKeepsItsLastValueInTheBand) {
   EXPECT_EQ(curves_caption(groups),
             "one row per config: loss and metric against updates, train and validation; a run that stopped at "
             "its target keeps its last value after it");
+  // The metrics.csv column "acc" reads as "accuracy" on the axis and in the panel title.
+  need_gnuplot();
+  const DrawnFigure d = draw_curves(root / "curves", "Learning curves", groups);
+  ASSERT_TRUE(d.status.drawn()) << d.status.message;
+  const std::string gp = core::read_file(d.files.script);
+  EXPECT_NE(gp.find("set ylabel 'accuracy'\n"), std::string::npos) << gp;
+  EXPECT_EQ(gp.find("set ylabel 'acc'\n"), std::string::npos) << gp;
+  svgtest::expect_literal_and_distinct(d.files.svg, {"gla: accuracy (mean ± sd over 3 seeds)"});
 }
 
 // A toy paper with Miller & Hardt's Figure 1(a) and 1(b) and a Zoology-style figure with

@@ -39,8 +39,8 @@ plot 'curves.dat' index 0 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.7716
 set size 0.4300, 0.1929
 unset key
-set title 'full-small: ppl (mean ± sd over 3 seeds)' font ''
-set ylabel 'ppl'
+set title 'full-small: perplexity (mean ± sd over 3 seeds)' font ''
+set ylabel 'perplexity'
 set logscale y
 set format y '1e%L'
 set yrange [*:*]
@@ -57,8 +57,8 @@ plot 'curves.dat' index 4 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.5787
 set size 0.4300, 0.1929
 unset key
-set title 'local-small: ppl (mean ± sd over 3 seeds)' font ''
-set ylabel 'ppl'
+set title 'local-small: perplexity (mean ± sd over 3 seeds)' font ''
+set ylabel 'perplexity'
 set logscale y
 set format y '1e%L'
 set yrange [*:*]
@@ -75,8 +75,8 @@ plot 'curves.dat' index 8 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.3858
 set size 0.4300, 0.1929
 unset key
-set title 'lsh-small: ppl (mean ± sd over 3 seeds)' font ''
-set ylabel 'ppl'
+set title 'lsh-small: perplexity (mean ± sd over 3 seeds)' font ''
+set ylabel 'perplexity'
 set logscale y
 set format y '1e%L'
 set yrange [*:*]
@@ -93,8 +93,8 @@ plot 'curves.dat' index 12 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.1929
 set size 0.4300, 0.1929
 unset key
-set title 'routing-small: ppl (mean ± sd over 3 seeds)' font ''
-set ylabel 'ppl'
+set title 'routing-small: perplexity (mean ± sd over 3 seeds)' font ''
+set ylabel 'perplexity'
 set logscale y
 set format y '1e%L'
 set yrange [*:*]
@@ -111,8 +111,8 @@ plot 'curves.dat' index 16 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.0000
 set size 0.4300, 0.1929
 unset key
-set title 'smyrf-small: ppl (mean ± sd over 3 seeds)' font ''
-set ylabel 'ppl'
+set title 'smyrf-small: perplexity (mean ± sd over 3 seeds)' font ''
+set ylabel 'perplexity'
 set logscale y
 set format y '1e%L'
 set yrange [*:*]
@@ -173,8 +173,8 @@ plot 'curves.dat' index 0 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.7716
 set size 0.4300, 0.1929
 unset key
-set title 'full-small: ppl (mean ± sd over 3 seeds)' font ''
-set ylabel 'ppl'
+set title 'full-small: perplexity (mean ± sd over 3 seeds)' font ''
+set ylabel 'perplexity'
 set logscale y
 set format y '1e%L'
 set yrange [*:*]
@@ -191,8 +191,8 @@ plot 'curves.dat' index 4 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.5787
 set size 0.4300, 0.1929
 unset key
-set title 'local-small: ppl (mean ± sd over 3 seeds)' font ''
-set ylabel 'ppl'
+set title 'local-small: perplexity (mean ± sd over 3 seeds)' font ''
+set ylabel 'perplexity'
 set logscale y
 set format y '1e%L'
 set yrange [*:*]
@@ -209,8 +209,8 @@ plot 'curves.dat' index 8 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.3858
 set size 0.4300, 0.1929
 unset key
-set title 'lsh-small: ppl (mean ± sd over 3 seeds)' font ''
-set ylabel 'ppl'
+set title 'lsh-small: perplexity (mean ± sd over 3 seeds)' font ''
+set ylabel 'perplexity'
 set logscale y
 set format y '1e%L'
 set yrange [*:*]
@@ -227,8 +227,8 @@ plot 'curves.dat' index 12 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.1929
 set size 0.4300, 0.1929
 unset key
-set title 'routing-small: ppl (mean ± sd over 3 seeds)' font ''
-set ylabel 'ppl'
+set title 'routing-small: perplexity (mean ± sd over 3 seeds)' font ''
+set ylabel 'perplexity'
 set logscale y
 set format y '1e%L'
 set yrange [*:*]
@@ -245,8 +245,8 @@ plot 'curves.dat' index 16 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.0000
 set size 0.4300, 0.1929
 unset key
-set title 'smyrf-small: ppl (mean ± sd over 3 seeds)' font ''
-set ylabel 'ppl'
+set title 'smyrf-small: perplexity (mean ± sd over 3 seeds)' font ''
+set ylabel 'perplexity'
 set logscale y
 set format y '1e%L'
 set yrange [*:*]

@@ -39,8 +39,8 @@ plot 'curves.dat' index 0 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.9027
 set size 0.4300, 0.0821
 unset key
-set title 'lstm [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'lstm [task.T=100]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -57,8 +57,8 @@ plot 'curves.dat' index 4 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.8206
 set size 0.4300, 0.0821
 unset key
-set title 'lstm [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'lstm [task.T=200]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -75,8 +75,8 @@ plot 'curves.dat' index 8 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.7385
 set size 0.4300, 0.0821
 unset key
-set title 'mem_rnn [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'mem_rnn [task.T=100]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -93,8 +93,8 @@ plot 'curves.dat' index 12 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.6565
 set size 0.4300, 0.0821
 unset key
-set title 'mem_rnn [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'mem_rnn [task.T=200]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -111,8 +111,8 @@ plot 'curves.dat' index 16 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.5744
 set size 0.4300, 0.0821
 unset key
-set title 'rel_lstm [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'rel_lstm [task.T=100]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -129,8 +129,8 @@ plot 'curves.dat' index 20 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.4924
 set size 0.4300, 0.0821
 unset key
-set title 'rel_lstm [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'rel_lstm [task.T=200]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -147,8 +147,8 @@ plot 'curves.dat' index 24 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.4103
 set size 0.4300, 0.0821
 unset key
-set title 'rel_rnn [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'rel_rnn [task.T=100]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -165,8 +165,8 @@ plot 'curves.dat' index 28 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.3282
 set size 0.4300, 0.0821
 unset key
-set title 'rel_rnn [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'rel_rnn [task.T=200]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -183,8 +183,8 @@ plot 'curves.dat' index 32 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.2462
 set size 0.4300, 0.0821
 unset key
-set title 'rnn [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'rnn [task.T=100]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -201,8 +201,8 @@ plot 'curves.dat' index 36 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.1641
 set size 0.4300, 0.0821
 unset key
-set title 'rnn [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'rnn [task.T=200]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -219,8 +219,8 @@ plot 'curves.dat' index 40 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.0821
 set size 0.4300, 0.0821
 unset key
-set title 'sab [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'sab [task.T=100]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -237,8 +237,8 @@ plot 'curves.dat' index 44 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.0000
 set size 0.4300, 0.0821
 unset key
-set title 'sab [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'sab [task.T=200]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -299,8 +299,8 @@ plot 'curves.dat' index 0 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.9027
 set size 0.4300, 0.0821
 unset key
-set title 'lstm [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'lstm [task.T=100]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -317,8 +317,8 @@ plot 'curves.dat' index 4 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.8206
 set size 0.4300, 0.0821
 unset key
-set title 'lstm [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'lstm [task.T=200]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -335,8 +335,8 @@ plot 'curves.dat' index 8 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.7385
 set size 0.4300, 0.0821
 unset key
-set title 'mem_rnn [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'mem_rnn [task.T=100]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -353,8 +353,8 @@ plot 'curves.dat' index 12 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.6565
 set size 0.4300, 0.0821
 unset key
-set title 'mem_rnn [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'mem_rnn [task.T=200]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -371,8 +371,8 @@ plot 'curves.dat' index 16 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.5744
 set size 0.4300, 0.0821
 unset key
-set title 'rel_lstm [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'rel_lstm [task.T=100]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -389,8 +389,8 @@ plot 'curves.dat' index 20 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.4924
 set size 0.4300, 0.0821
 unset key
-set title 'rel_lstm [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'rel_lstm [task.T=200]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -407,8 +407,8 @@ plot 'curves.dat' index 24 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.4103
 set size 0.4300, 0.0821
 unset key
-set title 'rel_rnn [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'rel_rnn [task.T=100]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -425,8 +425,8 @@ plot 'curves.dat' index 28 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.3282
 set size 0.4300, 0.0821
 unset key
-set title 'rel_rnn [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'rel_rnn [task.T=200]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -443,8 +443,8 @@ plot 'curves.dat' index 32 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.2462
 set size 0.4300, 0.0821
 unset key
-set title 'rnn [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'rnn [task.T=100]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -461,8 +461,8 @@ plot 'curves.dat' index 36 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.1641
 set size 0.4300, 0.0821
 unset key
-set title 'rnn [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'rnn [task.T=200]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -479,8 +479,8 @@ plot 'curves.dat' index 40 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.0821
 set size 0.4300, 0.0821
 unset key
-set title 'sab [task.T=100]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'sab [task.T=100]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -497,8 +497,8 @@ plot 'curves.dat' index 44 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.0000
 set size 0.4300, 0.0821
 unset key
-set title 'sab [task.T=200]: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'sab [task.T=200]: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]

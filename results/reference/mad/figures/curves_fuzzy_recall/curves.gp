@@ -39,8 +39,8 @@ plot 'curves.dat' index 0 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.
 set origin 0.4300, 0.8709
 set size 0.4300, 0.1089
 unset key
-set title 'deltanet: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'deltanet: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -57,8 +57,8 @@ plot 'curves.dat' index 4 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.
 set origin 0.4300, 0.7621
 set size 0.4300, 0.1089
 unset key
-set title 'full: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'full: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -75,8 +75,8 @@ plot 'curves.dat' index 8 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.
 set origin 0.4300, 0.6532
 set size 0.4300, 0.1089
 unset key
-set title 'gla: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'gla: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -93,8 +93,8 @@ plot 'curves.dat' index 12 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves
 set origin 0.4300, 0.5443
 set size 0.4300, 0.1089
 unset key
-set title 'linear_attention: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'linear_attention: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -111,8 +111,8 @@ plot 'curves.dat' index 16 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves
 set origin 0.4300, 0.4355
 set size 0.4300, 0.1089
 unset key
-set title 'lru: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'lru: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -129,8 +129,8 @@ plot 'curves.dat' index 20 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves
 set origin 0.4300, 0.3266
 set size 0.4300, 0.1089
 unset key
-set title 'mamba: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'mamba: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -147,8 +147,8 @@ plot 'curves.dat' index 24 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves
 set origin 0.4300, 0.2177
 set size 0.4300, 0.1089
 unset key
-set title 'mlstm: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'mlstm: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -165,8 +165,8 @@ plot 'curves.dat' index 28 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves
 set origin 0.4300, 0.1089
 set size 0.4300, 0.1089
 unset key
-set title 'retention: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'retention: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -183,8 +183,8 @@ plot 'curves.dat' index 32 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves
 set origin 0.4300, 0.0000
 set size 0.4300, 0.1089
 unset key
-set title 'slstm: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'slstm: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -245,8 +245,8 @@ plot 'curves.dat' index 0 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.
 set origin 0.4300, 0.8709
 set size 0.4300, 0.1089
 unset key
-set title 'deltanet: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'deltanet: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -263,8 +263,8 @@ plot 'curves.dat' index 4 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.
 set origin 0.4300, 0.7621
 set size 0.4300, 0.1089
 unset key
-set title 'full: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'full: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -281,8 +281,8 @@ plot 'curves.dat' index 8 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves.
 set origin 0.4300, 0.6532
 set size 0.4300, 0.1089
 unset key
-set title 'gla: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'gla: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -299,8 +299,8 @@ plot 'curves.dat' index 12 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves
 set origin 0.4300, 0.5443
 set size 0.4300, 0.1089
 unset key
-set title 'linear_attention: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'linear_attention: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -317,8 +317,8 @@ plot 'curves.dat' index 16 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves
 set origin 0.4300, 0.4355
 set size 0.4300, 0.1089
 unset key
-set title 'lru: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'lru: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -335,8 +335,8 @@ plot 'curves.dat' index 20 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves
 set origin 0.4300, 0.3266
 set size 0.4300, 0.1089
 unset key
-set title 'mamba: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'mamba: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -353,8 +353,8 @@ plot 'curves.dat' index 24 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves
 set origin 0.4300, 0.2177
 set size 0.4300, 0.1089
 unset key
-set title 'mlstm: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'mlstm: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -371,8 +371,8 @@ plot 'curves.dat' index 28 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves
 set origin 0.4300, 0.1089
 set size 0.4300, 0.1089
 unset key
-set title 'retention: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'retention: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -389,8 +389,8 @@ plot 'curves.dat' index 32 using 1:2 with linespoints lt 1 pi 1 notitle, 'curves
 set origin 0.4300, 0.0000
 set size 0.4300, 0.1089
 unset key
-set title 'slstm: acc (1 seed)' font ''
-set ylabel 'acc'
+set title 'slstm: accuracy (1 seed)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]

@@ -39,8 +39,8 @@ plot 'curves.dat' index 0 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.7716
 set size 0.4300, 0.1929
 unset key
-set title 'adam_lstm-small: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'adam_lstm-small: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -57,8 +57,8 @@ plot 'curves.dat' index 4 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.5787
 set size 0.4300, 0.1929
 unset key
-set title 'lstm-small: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'lstm-small: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -75,8 +75,8 @@ plot 'curves.dat' index 8 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.3858
 set size 0.4300, 0.1929
 unset key
-set title 'momentum_lstm-small: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'momentum_lstm-small: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -93,8 +93,8 @@ plot 'curves.dat' index 12 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.1929
 set size 0.4300, 0.1929
 unset key
-set title 'rmsprop_lstm-small: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'rmsprop_lstm-small: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -111,8 +111,8 @@ plot 'curves.dat' index 16 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.0000
 set size 0.4300, 0.1929
 unset key
-set title 'sr_lstm-small: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'sr_lstm-small: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -173,8 +173,8 @@ plot 'curves.dat' index 0 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.7716
 set size 0.4300, 0.1929
 unset key
-set title 'adam_lstm-small: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'adam_lstm-small: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -191,8 +191,8 @@ plot 'curves.dat' index 4 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.5787
 set size 0.4300, 0.1929
 unset key
-set title 'lstm-small: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'lstm-small: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -209,8 +209,8 @@ plot 'curves.dat' index 8 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.3858
 set size 0.4300, 0.1929
 unset key
-set title 'momentum_lstm-small: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'momentum_lstm-small: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -227,8 +227,8 @@ plot 'curves.dat' index 12 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.1929
 set size 0.4300, 0.1929
 unset key
-set title 'rmsprop_lstm-small: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'rmsprop_lstm-small: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -245,8 +245,8 @@ plot 'curves.dat' index 16 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tra
 set origin 0.4300, 0.0000
 set size 0.4300, 0.1929
 unset key
-set title 'sr_lstm-small: acc (mean ± sd over 3 seeds)' font ''
-set ylabel 'acc'
+set title 'sr_lstm-small: accuracy (mean ± sd over 3 seeds)' font ''
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]

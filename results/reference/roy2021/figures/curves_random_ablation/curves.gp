@@ -39,8 +39,8 @@ plot 'curves.dat' index 0 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.4589
 set size 0.4300, 0.4589
 unset key
-set title 'random-only-small: ppl (mean ± sd over 3 seeds)' font ''
-set ylabel 'ppl'
+set title 'random-only-small: perplexity (mean ± sd over 3 seeds)' font ''
+set ylabel 'perplexity'
 set logscale y
 set format y '1e%L'
 set yrange [*:*]
@@ -57,8 +57,8 @@ plot 'curves.dat' index 4 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.0000
 set size 0.4300, 0.4589
 unset key
-set title 'routing-only-small: ppl (mean ± sd over 3 seeds)' font ''
-set ylabel 'ppl'
+set title 'routing-only-small: perplexity (mean ± sd over 3 seeds)' font ''
+set ylabel 'perplexity'
 set logscale y
 set format y '1e%L'
 set yrange [*:*]
@@ -119,8 +119,8 @@ plot 'curves.dat' index 0 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.4589
 set size 0.4300, 0.4589
 unset key
-set title 'random-only-small: ppl (mean ± sd over 3 seeds)' font ''
-set ylabel 'ppl'
+set title 'random-only-small: perplexity (mean ± sd over 3 seeds)' font ''
+set ylabel 'perplexity'
 set logscale y
 set format y '1e%L'
 set yrange [*:*]
@@ -137,8 +137,8 @@ plot 'curves.dat' index 4 using 1:3:4 with filledcurves fc rgb '#0072B2' fs tran
 set origin 0.4300, 0.0000
 set size 0.4300, 0.4589
 unset key
-set title 'routing-only-small: ppl (mean ± sd over 3 seeds)' font ''
-set ylabel 'ppl'
+set title 'routing-only-small: perplexity (mean ± sd over 3 seeds)' font ''
+set ylabel 'perplexity'
 set logscale y
 set format y '1e%L'
 set yrange [*:*]

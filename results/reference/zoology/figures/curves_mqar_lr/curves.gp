@@ -31,7 +31,7 @@ set origin 0.0000, 0.8539
 set size 0.2867, 0.1220
 unset key
 set title 'deltanet [model.mixer.short_conv=0, width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -40,7 +40,7 @@ set origin 0.2867, 0.8539
 set size 0.2867, 0.1220
 unset key
 set title 'deltanet [model.mixer.short_conv=4, width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -49,7 +49,7 @@ set origin 0.5733, 0.8539
 set size 0.2867, 0.1220
 unset key
 set title 'deltanet [model.mixer.short_conv=4, width=128]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -58,7 +58,7 @@ set origin 0.0000, 0.7319
 set size 0.2867, 0.1220
 unset key
 set title 'full [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -67,7 +67,7 @@ set origin 0.2867, 0.7319
 set size 0.2867, 0.1220
 unset key
 set title 'full [width=128]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -76,7 +76,7 @@ set origin 0.5733, 0.7319
 set size 0.2867, 0.1220
 unset key
 set title 'gla [model.mixer.short_conv=0, width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -85,7 +85,7 @@ set origin 0.0000, 0.6099
 set size 0.2867, 0.1220
 unset key
 set title 'gla [model.mixer.short_conv=4, width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -94,7 +94,7 @@ set origin 0.2867, 0.6099
 set size 0.2867, 0.1220
 unset key
 set title 'gla [model.mixer.short_conv=4, width=128]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -103,7 +103,7 @@ set origin 0.5733, 0.6099
 set size 0.2867, 0.1220
 unset key
 set title 'linear_attention [model.mixer.short_conv=0, width=64]' font ',8'
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -112,7 +112,7 @@ set origin 0.0000, 0.4880
 set size 0.2867, 0.1220
 unset key
 set title 'linear_attention [model.mixer.short_conv=4, width=64]' font ',8'
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -121,7 +121,7 @@ set origin 0.2867, 0.4880
 set size 0.2867, 0.1220
 unset key
 set title 'linear_attention [model.mixer.short_conv=4, width=128]' font ',8'
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -130,7 +130,7 @@ set origin 0.5733, 0.4880
 set size 0.2867, 0.1220
 unset key
 set title 'lru [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -139,7 +139,7 @@ set origin 0.0000, 0.3660
 set size 0.2867, 0.1220
 unset key
 set title 'lru [width=128]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -148,7 +148,7 @@ set origin 0.2867, 0.3660
 set size 0.2867, 0.1220
 unset key
 set title 'mamba [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -157,7 +157,7 @@ set origin 0.5733, 0.3660
 set size 0.2867, 0.1220
 unset key
 set title 'mamba [width=128]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -166,7 +166,7 @@ set origin 0.0000, 0.2440
 set size 0.2867, 0.1220
 unset key
 set title 'mlstm [model.mixer.short_conv=0, width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -175,7 +175,7 @@ set origin 0.2867, 0.2440
 set size 0.2867, 0.1220
 unset key
 set title 'mlstm [model.mixer.short_conv=4, width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -184,7 +184,7 @@ set origin 0.5733, 0.2440
 set size 0.2867, 0.1220
 unset key
 set title 'mlstm [model.mixer.short_conv=4, width=128]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -193,7 +193,7 @@ set origin 0.0000, 0.1220
 set size 0.2867, 0.1220
 unset key
 set title 'retention [model.mixer.short_conv=0, width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -202,7 +202,7 @@ set origin 0.2867, 0.1220
 set size 0.2867, 0.1220
 unset key
 set title 'retention [model.mixer.short_conv=4, width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -211,7 +211,7 @@ set origin 0.5733, 0.1220
 set size 0.2867, 0.1220
 unset key
 set title 'retention [model.mixer.short_conv=4, width=128]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -220,7 +220,7 @@ set origin 0.0000, 0.0000
 set size 0.2867, 0.1220
 unset key
 set title 'slstm [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -229,7 +229,7 @@ set origin 0.2867, 0.0000
 set size 0.2867, 0.1220
 unset key
 set title 'slstm [width=128]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -282,7 +282,7 @@ set origin 0.0000, 0.8539
 set size 0.2867, 0.1220
 unset key
 set title 'deltanet [model.mixer.short_conv=0, width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -291,7 +291,7 @@ set origin 0.2867, 0.8539
 set size 0.2867, 0.1220
 unset key
 set title 'deltanet [model.mixer.short_conv=4, width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -300,7 +300,7 @@ set origin 0.5733, 0.8539
 set size 0.2867, 0.1220
 unset key
 set title 'deltanet [model.mixer.short_conv=4, width=128]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -309,7 +309,7 @@ set origin 0.0000, 0.7319
 set size 0.2867, 0.1220
 unset key
 set title 'full [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -318,7 +318,7 @@ set origin 0.2867, 0.7319
 set size 0.2867, 0.1220
 unset key
 set title 'full [width=128]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -327,7 +327,7 @@ set origin 0.5733, 0.7319
 set size 0.2867, 0.1220
 unset key
 set title 'gla [model.mixer.short_conv=0, width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -336,7 +336,7 @@ set origin 0.0000, 0.6099
 set size 0.2867, 0.1220
 unset key
 set title 'gla [model.mixer.short_conv=4, width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -345,7 +345,7 @@ set origin 0.2867, 0.6099
 set size 0.2867, 0.1220
 unset key
 set title 'gla [model.mixer.short_conv=4, width=128]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -354,7 +354,7 @@ set origin 0.5733, 0.6099
 set size 0.2867, 0.1220
 unset key
 set title 'linear_attention [model.mixer.short_conv=0, width=64]' font ',8'
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -363,7 +363,7 @@ set origin 0.0000, 0.4880
 set size 0.2867, 0.1220
 unset key
 set title 'linear_attention [model.mixer.short_conv=4, width=64]' font ',8'
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -372,7 +372,7 @@ set origin 0.2867, 0.4880
 set size 0.2867, 0.1220
 unset key
 set title 'linear_attention [model.mixer.short_conv=4, width=128]' font ',8'
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -381,7 +381,7 @@ set origin 0.5733, 0.4880
 set size 0.2867, 0.1220
 unset key
 set title 'lru [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -390,7 +390,7 @@ set origin 0.0000, 0.3660
 set size 0.2867, 0.1220
 unset key
 set title 'lru [width=128]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -399,7 +399,7 @@ set origin 0.2867, 0.3660
 set size 0.2867, 0.1220
 unset key
 set title 'mamba [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -408,7 +408,7 @@ set origin 0.5733, 0.3660
 set size 0.2867, 0.1220
 unset key
 set title 'mamba [width=128]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -417,7 +417,7 @@ set origin 0.0000, 0.2440
 set size 0.2867, 0.1220
 unset key
 set title 'mlstm [model.mixer.short_conv=0, width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -426,7 +426,7 @@ set origin 0.2867, 0.2440
 set size 0.2867, 0.1220
 unset key
 set title 'mlstm [model.mixer.short_conv=4, width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -435,7 +435,7 @@ set origin 0.5733, 0.2440
 set size 0.2867, 0.1220
 unset key
 set title 'mlstm [model.mixer.short_conv=4, width=128]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -444,7 +444,7 @@ set origin 0.0000, 0.1220
 set size 0.2867, 0.1220
 unset key
 set title 'retention [model.mixer.short_conv=0, width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -453,7 +453,7 @@ set origin 0.2867, 0.1220
 set size 0.2867, 0.1220
 unset key
 set title 'retention [model.mixer.short_conv=4, width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -462,7 +462,7 @@ set origin 0.5733, 0.1220
 set size 0.2867, 0.1220
 unset key
 set title 'retention [model.mixer.short_conv=4, width=128]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -471,7 +471,7 @@ set origin 0.0000, 0.0000
 set size 0.2867, 0.1220
 unset key
 set title 'slstm [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -480,7 +480,7 @@ set origin 0.2867, 0.0000
 set size 0.2867, 0.1220
 unset key
 set title 'slstm [width=128]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]

@@ -31,7 +31,7 @@ set origin 0.0000, 0.9018
 set size 0.2867, 0.0820
 unset key
 set title 'deltanet [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -40,7 +40,7 @@ set origin 0.2867, 0.9018
 set size 0.2867, 0.0820
 unset key
 set title 'deltanet [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -49,7 +49,7 @@ set origin 0.5733, 0.9018
 set size 0.2867, 0.0820
 unset key
 set title 'full [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -58,7 +58,7 @@ set origin 0.0000, 0.8198
 set size 0.2867, 0.0820
 unset key
 set title 'full [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -67,7 +67,7 @@ set origin 0.2867, 0.8198
 set size 0.2867, 0.0820
 unset key
 set title 'gla [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -76,7 +76,7 @@ set origin 0.5733, 0.8198
 set size 0.2867, 0.0820
 unset key
 set title 'gla [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -85,7 +85,7 @@ set origin 0.0000, 0.7378
 set size 0.2867, 0.0820
 unset key
 set title 'linear_attention [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -94,7 +94,7 @@ set origin 0.2867, 0.7378
 set size 0.2867, 0.0820
 unset key
 set title 'linear_attention [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -103,7 +103,7 @@ set origin 0.5733, 0.7378
 set size 0.2867, 0.0820
 unset key
 set title 'local [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -112,7 +112,7 @@ set origin 0.0000, 0.6558
 set size 0.2867, 0.0820
 unset key
 set title 'local [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -121,7 +121,7 @@ set origin 0.2867, 0.6558
 set size 0.2867, 0.0820
 unset key
 set title 'lru [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -130,7 +130,7 @@ set origin 0.5733, 0.6558
 set size 0.2867, 0.0820
 unset key
 set title 'lru [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -139,7 +139,7 @@ set origin 0.0000, 0.5738
 set size 0.2867, 0.0820
 unset key
 set title 'lstm [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -148,7 +148,7 @@ set origin 0.2867, 0.5738
 set size 0.2867, 0.0820
 unset key
 set title 'lstm [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -157,7 +157,7 @@ set origin 0.5733, 0.5738
 set size 0.2867, 0.0820
 unset key
 set title 'mamba [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -166,7 +166,7 @@ set origin 0.0000, 0.4919
 set size 0.2867, 0.0820
 unset key
 set title 'mamba [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -175,7 +175,7 @@ set origin 0.2867, 0.4919
 set size 0.2867, 0.0820
 unset key
 set title 'mem_rnn [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -184,7 +184,7 @@ set origin 0.5733, 0.4919
 set size 0.2867, 0.0820
 unset key
 set title 'mem_rnn [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -193,7 +193,7 @@ set origin 0.0000, 0.4099
 set size 0.2867, 0.0820
 unset key
 set title 'mlstm [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -202,7 +202,7 @@ set origin 0.2867, 0.4099
 set size 0.2867, 0.0820
 unset key
 set title 'mlstm [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -211,7 +211,7 @@ set origin 0.5733, 0.4099
 set size 0.2867, 0.0820
 unset key
 set title 'rel_lstm(nu=4,rho=4) [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -220,7 +220,7 @@ set origin 0.0000, 0.3279
 set size 0.2867, 0.0820
 unset key
 set title 'rel_lstm(nu=4,rho=4) [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -229,7 +229,7 @@ set origin 0.2867, 0.3279
 set size 0.2867, 0.0820
 unset key
 set title 'rel_lstm(nu=16,rho=16) [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -238,7 +238,7 @@ set origin 0.5733, 0.3279
 set size 0.2867, 0.0820
 unset key
 set title 'rel_lstm(nu=16,rho=16) [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -247,7 +247,7 @@ set origin 0.0000, 0.2459
 set size 0.2867, 0.0820
 unset key
 set title 'retention [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -256,7 +256,7 @@ set origin 0.2867, 0.2459
 set size 0.2867, 0.0820
 unset key
 set title 'retention [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -265,7 +265,7 @@ set origin 0.5733, 0.2459
 set size 0.2867, 0.0820
 unset key
 set title 'routing [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -274,7 +274,7 @@ set origin 0.0000, 0.1640
 set size 0.2867, 0.0820
 unset key
 set title 'routing [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -283,7 +283,7 @@ set origin 0.2867, 0.1640
 set size 0.2867, 0.0820
 unset key
 set title 'sab [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -292,7 +292,7 @@ set origin 0.5733, 0.1640
 set size 0.2867, 0.0820
 unset key
 set title 'sab [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -301,7 +301,7 @@ set origin 0.0000, 0.0820
 set size 0.2867, 0.0820
 unset key
 set title 'slstm [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -310,7 +310,7 @@ set origin 0.2867, 0.0820
 set size 0.2867, 0.0820
 unset key
 set title 'slstm [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -319,7 +319,7 @@ set origin 0.5733, 0.0820
 set size 0.2867, 0.0820
 unset key
 set title 'smyrf [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -328,7 +328,7 @@ set origin 0.0000, 0.0000
 set size 0.2867, 0.0820
 unset key
 set title 'smyrf [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -381,7 +381,7 @@ set origin 0.0000, 0.9018
 set size 0.2867, 0.0820
 unset key
 set title 'deltanet [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -390,7 +390,7 @@ set origin 0.2867, 0.9018
 set size 0.2867, 0.0820
 unset key
 set title 'deltanet [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -399,7 +399,7 @@ set origin 0.5733, 0.9018
 set size 0.2867, 0.0820
 unset key
 set title 'full [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -408,7 +408,7 @@ set origin 0.0000, 0.8198
 set size 0.2867, 0.0820
 unset key
 set title 'full [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -417,7 +417,7 @@ set origin 0.2867, 0.8198
 set size 0.2867, 0.0820
 unset key
 set title 'gla [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -426,7 +426,7 @@ set origin 0.5733, 0.8198
 set size 0.2867, 0.0820
 unset key
 set title 'gla [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -435,7 +435,7 @@ set origin 0.0000, 0.7378
 set size 0.2867, 0.0820
 unset key
 set title 'linear_attention [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -444,7 +444,7 @@ set origin 0.2867, 0.7378
 set size 0.2867, 0.0820
 unset key
 set title 'linear_attention [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -453,7 +453,7 @@ set origin 0.5733, 0.7378
 set size 0.2867, 0.0820
 unset key
 set title 'local [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -462,7 +462,7 @@ set origin 0.0000, 0.6558
 set size 0.2867, 0.0820
 unset key
 set title 'local [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -471,7 +471,7 @@ set origin 0.2867, 0.6558
 set size 0.2867, 0.0820
 unset key
 set title 'lru [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -480,7 +480,7 @@ set origin 0.5733, 0.6558
 set size 0.2867, 0.0820
 unset key
 set title 'lru [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -489,7 +489,7 @@ set origin 0.0000, 0.5738
 set size 0.2867, 0.0820
 unset key
 set title 'lstm [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -498,7 +498,7 @@ set origin 0.2867, 0.5738
 set size 0.2867, 0.0820
 unset key
 set title 'lstm [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -507,7 +507,7 @@ set origin 0.5733, 0.5738
 set size 0.2867, 0.0820
 unset key
 set title 'mamba [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -516,7 +516,7 @@ set origin 0.0000, 0.4919
 set size 0.2867, 0.0820
 unset key
 set title 'mamba [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -525,7 +525,7 @@ set origin 0.2867, 0.4919
 set size 0.2867, 0.0820
 unset key
 set title 'mem_rnn [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -534,7 +534,7 @@ set origin 0.5733, 0.4919
 set size 0.2867, 0.0820
 unset key
 set title 'mem_rnn [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -543,7 +543,7 @@ set origin 0.0000, 0.4099
 set size 0.2867, 0.0820
 unset key
 set title 'mlstm [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -552,7 +552,7 @@ set origin 0.2867, 0.4099
 set size 0.2867, 0.0820
 unset key
 set title 'mlstm [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -561,7 +561,7 @@ set origin 0.5733, 0.4099
 set size 0.2867, 0.0820
 unset key
 set title 'rel_lstm(nu=4,rho=4) [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -570,7 +570,7 @@ set origin 0.0000, 0.3279
 set size 0.2867, 0.0820
 unset key
 set title 'rel_lstm(nu=4,rho=4) [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -579,7 +579,7 @@ set origin 0.2867, 0.3279
 set size 0.2867, 0.0820
 unset key
 set title 'rel_lstm(nu=16,rho=16) [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -588,7 +588,7 @@ set origin 0.5733, 0.3279
 set size 0.2867, 0.0820
 unset key
 set title 'rel_lstm(nu=16,rho=16) [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -597,7 +597,7 @@ set origin 0.0000, 0.2459
 set size 0.2867, 0.0820
 unset key
 set title 'retention [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -606,7 +606,7 @@ set origin 0.2867, 0.2459
 set size 0.2867, 0.0820
 unset key
 set title 'retention [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -615,7 +615,7 @@ set origin 0.5733, 0.2459
 set size 0.2867, 0.0820
 unset key
 set title 'routing [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -624,7 +624,7 @@ set origin 0.0000, 0.1640
 set size 0.2867, 0.0820
 unset key
 set title 'routing [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -633,7 +633,7 @@ set origin 0.2867, 0.1640
 set size 0.2867, 0.0820
 unset key
 set title 'sab [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -642,7 +642,7 @@ set origin 0.5733, 0.1640
 set size 0.2867, 0.0820
 unset key
 set title 'sab [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -651,7 +651,7 @@ set origin 0.0000, 0.0820
 set size 0.2867, 0.0820
 unset key
 set title 'slstm [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -660,7 +660,7 @@ set origin 0.2867, 0.0820
 set size 0.2867, 0.0820
 unset key
 set title 'slstm [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -669,7 +669,7 @@ set origin 0.5733, 0.0820
 set size 0.2867, 0.0820
 unset key
 set title 'smyrf [width=32]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
@@ -678,7 +678,7 @@ set origin 0.0000, 0.0000
 set size 0.2867, 0.0820
 unset key
 set title 'smyrf [width=64]' font ''
-set ylabel 'acc'
+set ylabel 'accuracy'
 unset logscale y
 set format y '%g'
 set yrange [0:1]
