@@ -719,7 +719,7 @@ std::vector<PaperFigure> table_curve_figures(const PaperTable& table, const Pape
       if (d.status.drawn()) {
         fig.pngs.push_back(d.files.png);
         fig.svgs.push_back(d.files.svg);
-        fig.note = curves_caption(groups);
+        fig.note = curves_caption(groups) + (t.curves_note.empty() ? "" : "; " + t.curves_note);
       } else {
         fig.status = fmt::format("not drawn: {}; data and script in {}", d.status.message, dir);
       }

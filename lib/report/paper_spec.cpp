@@ -100,7 +100,7 @@ RunWhere parse_where(const YAML::Node& n, const std::string& where) {
 
 TableSpec parse_table(const YAML::Node& n, const std::string& where) {
   only_keys(n, {"id", "title", "sweep", "experiment", "row", "rows", "column", "where", "metric",
-                "tolerance", "make", "tune"},
+                "tolerance", "make", "tune", "curves_note"},
             where);
   TableSpec t;
   t.id = text(n, "id", where, true);
@@ -108,6 +108,7 @@ TableSpec parse_table(const YAML::Node& n, const std::string& where) {
   t.sweep = text(n, "sweep", where, true);
   t.experiment = text(n, "experiment", where, true);
   t.make = text(n, "make", where);
+  t.curves_note = text(n, "curves_note", where);
   if (!n["row"]) throw core::Error(fmt::format("{}: 'row' missing", where));
   key_spec(n["row"], where + ".row", t.row_key, t.row_csv, t.row_as, nullptr);
   if (const YAML::Node rows = n["rows"]) {

@@ -70,6 +70,9 @@ struct TableSpec {
   // |ours - paper| <= tolerance + 2 sd counts as matching the paper.
   double tolerance = 0;
   std::string make;  // how to make missing runs beyond the sweep ("{dir}" = the sweep dir)
+  // What a reader of this table's learning curves should know (how train and validation
+  // score, say); appended to their caption.
+  std::string curves_note;
   // A tuned setting (`tune: {key: optim.lr, window: 90}`): runs that differ only in this
   // config key share one line, which shows the seeds at the value with the best mean, the
   // best single run (the statistic of a one-seed paper that keeps the best of its values),

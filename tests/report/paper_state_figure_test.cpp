@@ -94,6 +94,31 @@ RecallSweep make_sweep(const std::string& name) {
   return s;
 }
 
+// A table's runs with a metrics.csv get their learning curves in the report, captioned with
+// the table's curves_note.
+TEST(PaperStateFigure, ATablesLearningCurvesCarryItsCurvesNote) {
+  std::string spec_text = kReport;
+  const std::string anchor = "    where: {width: 64}\n";
+  spec_text.insert(spec_text.find(anchor) + anchor.size(),
+                   "    curves_note: \"training scores every next token, validation the values\"\n");
+  const PaperSpec spec = parse_paper_spec(spec_text, kNumbers, "toy");
+  ASSERT_EQ(spec.tables.size(), 1u);
+  EXPECT_EQ(spec.tables[0].curves_note, "training scores every next token, validation the values");
+  RecallSweep s = make_sweep("curves_note");
+  for (const std::string id : {"full-w64-T32-s1", "rel-w64-T32-s1"})
+    std::ofstream(s.dir + "/" + id + "/metrics.csv")
+        << "step,split,loss,acc\n100,train,2.0,0.3\n100,valid,1.9,0.4\n200,train,1.0,0.6\n200,valid,0.9,0.7\n";
+  const PaperReport r = build(spec, s, report::find_program("gnuplot") ? "gnuplot" : "/nonexistent/gnuplot");
+  bool found = false;
+  for (const auto& f : r.figures)
+    if (f.spec->id == "curves_recall") {
+      found = true;
+      EXPECT_NE(f.note.find("; training scores every next token, validation the values"), std::string::npos)
+          << f.note << " / " << f.status;
+    }
+  EXPECT_TRUE(found) << "no learning-curves figure for the table's sweep";
+}
+
 TEST(PaperStateFigure, WritesOnePointPerModelSettingAndWidthWithThePapersNumbersBeside) {
   const PaperSpec spec = parse_paper_spec(kReport, kNumbers, "toy");
   const RecallSweep s = make_sweep("points");
