@@ -308,6 +308,7 @@ std::vector<CurveGroup> experiment_curve_groups(const std::string& exp_dir) {
   const RunConfigs configs = read_run_configs(runs);
   std::map<std::string, CurveGroup> by_config;
   std::map<std::string, size_t> first_row;  // per group, a runs.csv row of its config
+  const int to_target = runs.has("updates_to_target") ? runs.col("updates_to_target") : -1;
   for (size_t r = 0; r < runs.rows.size(); ++r) {
     const std::string id = runs.rows[r][size_t(runs.col("run_id"))];
     const std::string run = exp_dir + "/" + id;
@@ -320,8 +321,7 @@ std::vector<CurveGroup> experiment_curve_groups(const std::string& exp_dir) {
     g.label = label;
     g.base = label;
     g.seeds.push_back(load_run_curves(run));
-    if (runs.has("updates_to_target"))
-      g.seeds.back().stopped_at_target = value_of(runs.rows[r][size_t(runs.col("updates_to_target"))]) >= 0;
+    if (to_target >= 0) g.seeds.back().stopped_at_target = value_of(runs.rows[r][size_t(to_target)]) >= 0;
   }
   std::vector<CurveGroup> out;
   std::vector<const std::map<std::string, std::string>*> cfgs;  // each group's config

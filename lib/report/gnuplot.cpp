@@ -129,8 +129,9 @@ std::string gnuplot_script(const GnuplotFigure& fig) {
       "}}\n"
       "set output {4}\n",
       fig.written_by, fig.stem, fig.width, fig.height, gp_quote(fig.stem + ".png"));
-  const std::string plot = with_line_end(fig.plot);
-  out += house_style() + with_line_end(fig.settings) + plot + "set output\n";
+  // The style, settings and plot, drawn once per picture.
+  const std::string figure = house_style() + with_line_end(fig.settings) + with_line_end(fig.plot);
+  out += figure + "set output\n";
   if (fig.svg)
     out += fmt::format(
         "\n# The same figure as SVG, from the same settings: what the PNG's panels and key\n"
@@ -138,10 +139,10 @@ std::string gnuplot_script(const GnuplotFigure& fig) {
         "reset\n"
         "set terminal svg size {},{} noenhanced font 'Sans,11'\n"
         "set output {}\n"
-        "{}{}{}"
+        "{}"
         "set output\n",
         fig.svg_width > 0 ? fig.svg_width : fig.width, fig.svg_height > 0 ? fig.svg_height : fig.height,
-        gp_quote(fig.stem + ".svg"), house_style(), with_line_end(fig.settings), plot);
+        gp_quote(fig.stem + ".svg"), figure);
   return out;
 }
 

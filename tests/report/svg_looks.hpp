@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <utility>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/fs.hpp"
@@ -75,9 +75,8 @@ inline std::pair<size_t, size_t> tic_labels_and_lines(const std::string& svg) {
 
 // Every label appears literally as drawn text, and no two titled series share colour and
 // dash; the axes have tic labels and some series draws a line (the SVG is not blank where
-// the PNG is not).
-// `keyed`: the figure has a key, so it must have titled series (a figure drawn with `set key
-// off` may have none).
+// the PNG is not). `keyed`: the figure titles its series, so it must have titled ones (a
+// figure drawn with `set key off` may have none).
 inline void expect_literal_and_distinct(const std::string& svg_path, const std::vector<std::string>& labels,
                                         bool keyed = true) {
   ASSERT_TRUE(core::file_exists(svg_path)) << svg_path;
